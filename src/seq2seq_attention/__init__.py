@@ -1,0 +1,24 @@
+"""seq2seq-attention: sequence-to-sequence translation and attention in PyTorch, annotated."""
+
+from .attention import BahdanauAttention, masked_softmax
+from .decoder import MAX_LENGTH, AttnDecoderRNN, DecoderRNN, StepDecoder
+from .device import pick_device
+from .encoder import EncoderRNN
+from .tokens import EOS_IDX, PAD_IDX, SOS_IDX, UNK_IDX
+
+__all__ = [
+    "MAX_LENGTH",
+    "EOS_IDX",
+    "PAD_IDX",
+    "SOS_IDX",
+    "UNK_IDX",
+    "AttnDecoderRNN",
+    "BahdanauAttention",
+    "DecoderRNN",
+    "EncoderRNN",
+    "StepDecoder",
+    "masked_softmax",
+    "pick_device",
+]
+
+__version__ = "0.1.0"
