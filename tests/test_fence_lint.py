@@ -38,7 +38,7 @@ def check_info(info: str) -> str | None:
     rest = re.sub(r'\w+="[^"]*"', "", body[lang.end() :]).split()
     unknown = [word for word in rest if word not in OPTIONS]
     if unknown:
-        return f"unknown fence options {unknown} in {info!r} (allowed: {sorted(OPTIONS)}, key=\"value\")"
+        return f'unknown fence options {unknown} in {info!r} (allowed: {sorted(OPTIONS)}, key="value")'
     return None
 
 

@@ -54,12 +54,14 @@ class BahdanauAttention(nn.Module):
         self.Wa = nn.Linear(self.query_size, hidden_size)  # projects the decoder state (query)
         self.Ua = nn.Linear(self.key_size, hidden_size)  # projects the encoder states (keys)
         self.Va = nn.Linear(hidden_size, 1)  # reduces each position to one score
+
     # --8<-- [end:init]
 
     # --8<-- [start:project_keys]
     def project_keys(self, keys: torch.Tensor) -> torch.Tensor:
         """Ua(keys), which does not depend on the decoder step: compute it once per batch."""
         return self.Ua(keys)  # (B, S, H)
+
     # --8<-- [end:project_keys]
 
     # --8<-- [start:forward]
@@ -80,6 +82,7 @@ class BahdanauAttention(nn.Module):
         context = torch.bmm(weights, keys)  # (B, 1, Hk)
 
         return context, weights
+
     # --8<-- [end:forward]
 
     def _check(

@@ -113,7 +113,9 @@ class StepDecoder(nn.Module):
         max_length: int,
         teacher_forcing_ratio: float,
     ) -> None:
-        sizes = check_tensor("encoder_outputs", encoder_outputs, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float")
+        sizes = check_tensor(
+            "encoder_outputs", encoder_outputs, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float"
+        )
         check_tensor("encoder_hidden", encoder_hidden, (1, "B", "H"), sizes, dtype="float")
         if target_tensor is not None:
             check_tensor("target_tensor", target_tensor, ("B", "T"), sizes, dtype="long")
@@ -161,6 +163,7 @@ class DecoderRNN(StepDecoder):
         output, hidden = self.gru(output, hidden)  # (B, 1, H), (1, B, H)
         output = self.out(output)  # (B, 1, V)
         return output, hidden, None
+
     # --8<-- [end:decoder_rnn_step]
 
 
@@ -184,6 +187,7 @@ class AttnDecoderRNN(StepDecoder):
         self.gru = nn.GRU(2 * hidden_size, hidden_size, batch_first=True)
         self.out = nn.Linear(hidden_size, output_size)
         self.dropout = nn.Dropout(dropout_p)
+
     # --8<-- [end:init]
 
     def precompute(self, encoder_outputs: torch.Tensor) -> torch.Tensor:
@@ -209,4 +213,5 @@ class AttnDecoderRNN(StepDecoder):
         output = self.out(output)  # (B, 1, V): logits
 
         return output, hidden, attn_weights
+
     # --8<-- [end:forward_step]

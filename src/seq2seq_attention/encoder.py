@@ -47,4 +47,5 @@ class EncoderRNN(nn.Module):
         packed_outputs, hidden = self.gru(packed)  # hidden: (1, B, H)
         outputs, _ = pad_packed_sequence(packed_outputs, batch_first=True, total_length=sizes["S"])  # (B, S, H)
         return outputs, hidden
+
     # --8<-- [end:forward]
