@@ -4,8 +4,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .attention import BahdanauAttention
+from .attention import BahdanauAttention, masked_softmax
 from .checks import check_indices, check_module_device, check_same_device, check_tensor
+from .scores import DECODER_SCORES, build_score
 from .tokens import PAD_IDX, SOS_IDX
 
 MAX_LENGTH = 10
@@ -215,3 +216,68 @@ class AttnDecoderRNN(StepDecoder):
         return output, hidden, attn_weights
 
     # --8<-- [end:forward_step]
+
+
+class LuongAttnDecoderRNN(StepDecoder):
+    """Seed 001's dot-product (Luong) attention decoder, batched and masked.
+
+    The GRU steps first; its new state s_t (the query) then scores every encoder output,
+    the softmax over source positions gives the attention distribution, the weighted sum
+    of the encoder outputs gives the attention value, and `tanh(concat([value, s_t]))`
+    followed by the output layer gives the logits. Compare `AttnDecoderRNN`, which
+    attends with s_{t-1} before the GRU step and feeds the context into the GRU.
+
+    Args:
+        hidden_size: H.
+        output_size: V, the target vocabulary size.
+        dropout_p: dropout on the embedded input token.
+        score: the score function's name in `scores.SCORES`; `DECODER_SCORES["luong"]`
+            (`"dot"`) by default, `"general"` or `"scaled_dot"` give Luong's other variants.
+
+    Shapes:
+        as `StepDecoder`; `forward_step` maps (B, 1) tokens and a (1, B, H) state to
+        (B, 1, V) logits, the new (1, B, H) state and (B, 1, S) attention weights.
+    """
+
+    # --8<-- [start:luong_init]
+    def __init__(
+        self,
+        hidden_size: int,
+        output_size: int,
+        dropout_p: float = 0.1,
+        score: str | None = None,
+    ) -> None:
+        super().__init__(hidden_size, output_size)
+        self.score_name = score or DECODER_SCORES["luong"]
+        self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
+        self.dropout = nn.Dropout(dropout_p)
+        self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)  # input: the token only
+        self.score = build_score(self.score_name, hidden_size)  # (B, 1, H), (B, S, H) -> (B, 1, S)
+        self.concat = nn.Linear(2 * hidden_size, hidden_size)  # [value; s_t] -> H
+        self.out = nn.Linear(hidden_size, output_size)
+
+    # --8<-- [end:luong_init]
+
+    # --8<-- [start:luong_step]
+    def forward_step(
+        self,
+        input: torch.Tensor,
+        hidden: torch.Tensor,
+        encoder_outputs: torch.Tensor,
+        source_mask: torch.Tensor | None = None,
+        proj_keys: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        embedded = self.dropout(F.relu(self.embedding(input)))  # (B, 1, H)
+        output, hidden = self.gru(embedded, hidden)  # (B, 1, H), (1, B, H): s_t first
+
+        scores = self.score(output, encoder_outputs)  # (B, 1, S): s_t . h_j for every j
+        attn_weights = masked_softmax(scores, source_mask)  # (B, 1, S): the attention distribution
+        value = torch.bmm(attn_weights, encoder_outputs)  # (B, 1, H): the attention value
+
+        concat = torch.cat((value, output), dim=2)  # (B, 1, 2H)
+        attentional = torch.tanh(self.concat(concat))  # (B, 1, H)
+        output = self.out(attentional)  # (B, 1, V): logits; the loop applies log_softmax
+
+        return output, hidden, attn_weights
+
+    # --8<-- [end:luong_step]

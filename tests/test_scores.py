@@ -1,0 +1,139 @@
+"""Score functions: shapes, the formulas against float64 loops, SDPA equivalence, errors."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from seq2seq_attention import (
+    DECODER_SCORES,
+    SCORES,
+    AdditiveScore,
+    BahdanauAttention,
+    GeneralScore,
+    build_score,
+    dot_score,
+    masked_softmax,
+    scaled_dot_score,
+)
+
+sizes = st.tuples(
+    st.integers(1, 3),  # B
+    st.integers(1, 4),  # T
+    st.integers(1, 6),  # S
+    st.integers(1, 7),  # H
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(sizes=sizes, name=st.sampled_from(sorted(SCORES)))
+def test_every_score_maps_query_and_keys_to_b_t_s(sizes, name):
+    B, T, S, H = sizes
+    torch.manual_seed(0)
+    score = build_score(name, H)
+    query, keys = torch.randn(B, T, H), torch.randn(B, S, H)
+    out = score(query, keys)
+    assert out.shape == (B, T, S)
+    assert torch.isfinite(out).all()
+
+
+@settings(max_examples=20, deadline=None)
+@given(sizes=sizes)
+def test_dot_and_scaled_dot_match_a_float64_loop(sizes):
+    B, T, S, H = sizes
+    torch.manual_seed(1)
+    query = torch.randn(B, T, H, dtype=torch.float64)
+    keys = torch.randn(B, S, H, dtype=torch.float64)
+    expected = torch.empty(B, T, S, dtype=torch.float64)
+    for b in range(B):
+        for t in range(T):
+            for j in range(S):
+                expected[b, t, j] = sum(float(query[b, t, h]) * float(keys[b, j, h]) for h in range(H))
+    torch.testing.assert_close(dot_score(query, keys), expected, rtol=0, atol=1e-12)
+    torch.testing.assert_close(scaled_dot_score(query, keys), expected / math.sqrt(H), rtol=0, atol=1e-12)
+
+
+def test_general_with_the_identity_is_dot():
+    torch.manual_seed(0)
+    general = GeneralScore(8)
+    with torch.no_grad():
+        general.W.weight.copy_(torch.eye(8))
+    query, keys = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
+    torch.testing.assert_close(general(query, keys), dot_score(query, keys))
+
+
+def test_general_is_bilinear_with_different_sizes():
+    torch.manual_seed(0)
+    general = GeneralScore(4, key_size=6).double()
+    query, keys = torch.randn(2, 3, 4, dtype=torch.float64), torch.randn(2, 5, 6, dtype=torch.float64)
+    W = general.W.weight  # (Hq, Hk)
+    expected = torch.einsum("btq,qk,bsk->bts", query, W, keys)
+    torch.testing.assert_close(general(query, keys), expected, rtol=0, atol=1e-12)
+
+
+def test_additive_matches_the_formula_in_a_float64_loop():
+    torch.manual_seed(0)
+    additive = AdditiveScore(5, query_size=4, key_size=6).double()
+    query, keys = torch.randn(2, 3, 4, dtype=torch.float64), torch.randn(2, 7, 6, dtype=torch.float64)
+    Wb, bb = additive.Wa.weight.detach(), additive.Wa.bias.detach()
+    Wc, bc = additive.Ua.weight.detach(), additive.Ua.bias.detach()
+    wa, ba = additive.Va.weight[0].detach(), additive.Va.bias[0].detach()
+    with torch.no_grad():
+        out = additive(query, keys)
+    for b in range(2):
+        for t in range(3):
+            for j in range(7):
+                hidden = torch.tanh(Wb @ query[b, t] + bb + Wc @ keys[b, j] + bc)
+                assert abs(float(wa @ hidden + ba) - float(out[b, t, j])) < 1e-12
+
+
+def test_additive_loads_bahdanau_weights_and_gives_its_distribution_and_context():
+    torch.manual_seed(0)
+    bahdanau = BahdanauAttention(8)
+    additive = AdditiveScore(8)
+    additive.load_state_dict(bahdanau.state_dict())
+    query, keys = torch.randn(2, 1, 8), torch.randn(2, 5, 8)
+    mask = torch.tensor([[True] * 5, [True, True, True, False, False]])
+    context, weights = bahdanau(query, keys, mask)
+    mine = masked_softmax(additive(query, keys), mask)
+    torch.testing.assert_close(mine, weights)
+    torch.testing.assert_close(torch.bmm(mine, keys), context)
+
+
+@pytest.mark.parametrize("scaled", [False, True])
+def test_dot_attention_is_sdpa(scaled):
+    torch.manual_seed(0)
+    query, keys = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
+    mask = torch.tensor([[True] * 5, [True, True, False, False, False]])
+    score = scaled_dot_score if scaled else dot_score
+    ours = torch.bmm(masked_softmax(score(query, keys), mask), keys)
+    kwargs = {} if scaled else {"scale": 1.0}
+    theirs = F.scaled_dot_product_attention(query, keys, keys, attn_mask=mask.unsqueeze(1), **kwargs)
+    torch.testing.assert_close(ours, theirs)
+
+
+def test_the_decoder_score_map_names_real_scores():
+    assert DECODER_SCORES["luong"] == "dot"
+    assert DECODER_SCORES["bahdanau"] == "additive"
+    assert DECODER_SCORES["gru"] is None
+    assert {name for name in DECODER_SCORES.values() if name} <= set(SCORES)
+
+
+def test_errors_are_clear():
+    with pytest.raises(ValueError, match="one size H, got 8 and 6"):
+        dot_score(torch.randn(2, 1, 8), torch.randn(2, 5, 6))
+    with pytest.raises(ValueError, match=r"query must be \(B, T, Hq\)"):
+        dot_score(torch.randn(2, 8), torch.randn(2, 5, 8))
+    with pytest.raises(ValueError, match=r"keys must be \(B, S, Hk\)"):
+        dot_score(torch.randn(2, 1, 8), torch.randn(3, 5, 8))
+    with pytest.raises(ValueError, match="share a dtype"):
+        dot_score(torch.randn(2, 1, 8), torch.randn(2, 5, 8, dtype=torch.float64))
+    with pytest.raises(ValueError, match="floating-point"):
+        dot_score(torch.ones(2, 1, 8, dtype=torch.long), torch.randn(2, 5, 8))
+    with pytest.raises(ValueError, match=r"with Hq=8"):
+        build_score("additive", 8)(torch.randn(2, 1, 4), torch.randn(2, 5, 8))
+    with pytest.raises(ValueError, match="unknown score 'cosine'; expected one of dot, scaled_dot, general, additive"):
+        build_score("cosine", 8)
