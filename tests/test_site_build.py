@@ -1,19 +1,61 @@
-"""The site builds with `mkdocs build --strict`: every snippet path exists, every link resolves."""
+"""The site builds with `mkdocs build --strict`, and every page in docs/ is built and in the navigation.
 
-import subprocess
-import sys
+The build itself (one per session, shared with the link and browser tests) is the
+`built_site` fixture in `tests/conftest.py`: strict mode turns every warning (a missing
+snippet path, a broken link, a bad mkdocstrings reference) into a failed build.
+"""
+
+from html.parser import HTMLParser
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from site_support import ROOT, BuiltSite
+
+DOCS = ROOT / "docs"
 
 
-def test_strict_build(tmp_path: Path):
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
-    assert (tmp_path / "site" / "index.html").is_file()
+def _built_page(site: BuiltSite, page: Path) -> Path:
+    rel = page.relative_to(DOCS).with_suffix("")
+    if rel.name in ("index", "README"):
+        return site.root / rel.parent / "index.html"
+    return site.root / rel / "index.html"
+
+
+class _NavLinks(HTMLParser):
+    """Collects the hrefs inside Material's primary navigation."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.hrefs: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        if self.depth:
+            self.depth += tag == "nav"
+            if tag == "a" and dict(attrs).get("href"):
+                self.hrefs.add(dict(attrs)["href"])
+        elif tag == "nav" and "md-nav--primary" in classes:
+            self.depth = 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth and tag == "nav":
+            self.depth -= 1
+
+
+def test_strict_build(built_site: BuiltSite):
+    assert (built_site.root / "index.html").is_file()
+    assert (built_site.root / "search" / "search_index.json").is_file()
+
+
+def test_every_page_is_built_and_in_the_nav(built_site: BuiltSite):
+    parser = _NavLinks()
+    parser.feed((built_site.root / "index.html").read_text(encoding="utf-8"))
+    linked = {(built_site.root / href.split("#")[0]).resolve() for href in parser.hrefs}
+    problems = []
+    for page in sorted(DOCS.rglob("*.md")):
+        built = _built_page(built_site, page)
+        if not built.is_file():
+            problems.append(f"{page.relative_to(ROOT)}: not built (expected {built.relative_to(built_site.root)})")
+        elif built.parent.resolve() not in linked:
+            problems.append(f"{page.relative_to(ROOT)}: built, but not linked from the navigation (mkdocs.yml nav)")
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,231 @@
+"""The built site, opened in headless Chromium: what a reader sees is what the pages promise.
+
+Every page of the strict build (the `built_site` fixture) is served on 127.0.0.1 and opened
+once in Debian's `chromium` driven by `chromedriver` (selenium); then
+
+* every `.arithmatex` span is rendered by the vendored KaTeX, no `.katex-error` shows and no
+  raw `$$`, `\\(` or `\\[` is left in the text (at least one page must have math);
+* every code block has Material's copy button;
+* Material's search finds the Korean term 어텐션, every page that has the word, and only those;
+* no page, script, stylesheet, font or worker requests anything outside 127.0.0.1 (read from
+  Chromium's network log; the host resolver maps every other host to nothing, so such a
+  request fails fast instead of leaking).
+
+It is skipped, with the reason, only where no Chromium or no chromedriver is installed
+(`.ci/run` installs Debian's `chromium` and `chromium-driver`).
+"""
+
+import html
+import json
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+from site_support import BuiltSite
+
+SEARCH_TERM = "어텐션"
+WAIT_S = 10
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--window-size=1280,1000",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+)
+
+# What one page load shows, read in one round trip once the page has settled.
+PAGE_STATE_JS = r"""
+const codes = [...document.querySelectorAll("pre > code")];
+const math = [...document.querySelectorAll(".arithmatex")];
+const article = (document.querySelector("article") || document.body).cloneNode(true);
+article.querySelectorAll("pre, code, script, style, .katex").forEach(e => e.remove());
+const text = article.textContent;
+return {
+  settled: document.readyState === "complete"
+    && codes.every(c => c.parentElement.querySelector("[data-clipboard-target]"))
+    && math.every(m => m.querySelector(".katex, .katex-error")),
+  code_blocks: codes.length,
+  without_copy: codes.filter(c => !c.parentElement.querySelector("[data-clipboard-target]"))
+    .map(c => c.textContent.trim().slice(0, 60)),
+  math: math.length,
+  unrendered: math.filter(m => !m.querySelector(".katex")).map(m => m.textContent.trim().slice(0, 60)),
+  katex_errors: [...document.querySelectorAll(".katex-error")].map(e => e.textContent.trim().slice(0, 60)),
+  raw_delimiters: ["$$", "\\(", "\\)", "\\[", "\\]"].filter(d => text.includes(d))
+    .map(d => d + " in '" + text.slice(Math.max(0, text.indexOf(d) - 30), text.indexOf(d) + 30).trim() + "'"),
+};
+"""
+
+
+def _chromium() -> tuple[str, str]:
+    binary = next((shutil.which(name) for name in ("chromium", "chromium-browser") if shutil.which(name)), None)
+    if binary is None:
+        pytest.skip("Chromium is not installed (Debian: apt-get install chromium chromium-driver; .ci/run does it)")
+    driver = shutil.which("chromedriver")
+    if driver is None:
+        pytest.skip("chromedriver is not installed (Debian: apt-get install chromium-driver; .ci/run does it)")
+    return binary, driver
+
+
+@pytest.fixture(scope="module")
+def browser():
+    binary, driver_path = _chromium()
+    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
+        options = webdriver.ChromeOptions()
+        options.binary_location = binary
+        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+        try:
+            driver = webdriver.Chrome(options=options, service=Service(driver_path))
+        except WebDriverException as error:
+            pytest.fail(f"{binary} with {driver_path} did not start: {error.msg}", pytrace=False)
+        driver.set_page_load_timeout(WAIT_S)
+        driver.get("about:blank")
+        _requests(driver)  # drop what the browser's own start page loaded
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+def _requests(driver: webdriver.Chrome) -> list[str]:
+    """The URLs requested since the last call (pages, assets, workers' fetches), from the network log."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+        elif message["method"] == "Network.webSocketCreated":
+            urls.append(message["params"]["url"])
+    return urls
+
+
+def _leaves_the_site(url: str) -> bool:
+    split = urlsplit(url)
+    return split.scheme not in ("data", "blob", "about", "chrome", "devtools") and split.hostname != "127.0.0.1"
+
+
+@dataclass
+class Visit:
+    state: dict
+    requests: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def visits(browser: webdriver.Chrome, site_server: str, built_site: BuiltSite) -> dict[str, Visit]:
+    """Every page of the site, opened once: its settled state and the requests it made."""
+    result = {}
+    for page in built_site.pages():
+        url = site_server + built_site.url_of(page)
+        browser.get(url)
+        try:
+            state = WebDriverWait(browser, WAIT_S).until(
+                lambda d: (s := d.execute_script(PAGE_STATE_JS))["settled"] and s
+            )
+        except TimeoutException:
+            state = browser.execute_script(PAGE_STATE_JS)
+        result[built_site.url_of(page) or "/"] = Visit(state, _requests(browser))
+    return result
+
+
+def test_math_is_rendered_by_katex(visits: dict[str, Visit]):
+    with_math = [page for page, visit in visits.items() if visit.state["math"]]
+    assert with_math, "no page of the site has math (no .arithmatex element in any built page)"
+    problems = []
+    for page, visit in visits.items():
+        state = visit.state
+        problems += [f"{page}: not rendered by KaTeX: {tex!r}" for tex in state["unrendered"]]
+        problems += [f"{page}: KaTeX error: {tex!r}" for tex in state["katex_errors"]]
+        problems += [f"{page}: raw math delimiter left: {raw}" for raw in state["raw_delimiters"]]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_code_block_has_a_copy_button(visits: dict[str, Visit]):
+    assert any(visit.state["code_blocks"] for visit in visits.values()), "no page of the site has a code block"
+    problems = [f"{page}: no copy button on {code!r}" for page, v in visits.items() for code in v.state["without_copy"]]
+    assert not problems, "\n".join(problems)
+
+
+def test_pages_request_nothing_outside_the_site(visits: dict[str, Visit]):
+    assert all(visit.requests for visit in visits.values()), "the network log recorded no request for some page"
+    leaks = [f"{page}: {url}" for page, visit in visits.items() for url in visit.requests if _leaves_the_site(url)]
+    assert not leaks, "requests outside 127.0.0.1:\n" + "\n".join(leaks)
+
+
+def _pages_with_term(built_site: BuiltSite, term: str) -> set[str]:
+    """Pages whose search-index text has a word starting with `term` (Korean particles may follow)."""
+    index = json.loads((built_site.root / "search" / "search_index.json").read_text(encoding="utf-8"))
+    starts_a_word = re.compile(rf"(?<!\w){re.escape(term)}")
+    pages = set()
+    for doc in index["docs"]:
+        text = html.unescape(re.sub(r"<[^>]+>", " ", f"{doc['title']} {doc['text']}"))
+        if starts_a_word.search(text):
+            pages.add(doc["location"].split("#")[0])
+    return pages
+
+
+def test_korean_search_finds_the_pages(browser: webdriver.Chrome, site_server: str, built_site: BuiltSite):
+    expected = _pages_with_term(built_site, SEARCH_TERM)
+    assert expected, f"no page of the site has the word {SEARCH_TERM}"
+    _requests(browser)
+    browser.get(site_server)
+    search = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    if not search.is_displayed():  # a narrow window hides the field behind the search icon
+        browser.find_element(By.CSS_SELECTOR, "label[for='__search']").click()
+    search.click()
+    search.send_keys(SEARCH_TERM)
+    try:
+        items = WebDriverWait(browser, WAIT_S).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, ".md-search-result__item > a")
+        )
+    except TimeoutException:
+        meta = browser.find_element(By.CSS_SELECTOR, ".md-search-result__meta").get_attribute("textContent")
+        pytest.fail(f"searching {SEARCH_TERM} showed no result within {WAIT_S} s (search says: {meta!r})")
+    found = set()
+    for item in items:
+        path = unquote(urlsplit(item.get_attribute("href")).path)
+        found.add(path.removeprefix(urlsplit(site_server).path))
+    assert found <= expected, f"results without the word {SEARCH_TERM}: {sorted(found - expected)}"
+    shown_all = len(items) < 10  # Material renders results ten at a time
+    assert found == expected or not shown_all, f"pages with {SEARCH_TERM} not found: {sorted(expected - found)}"
+    leaks = [url for url in _requests(browser) if _leaves_the_site(url)]
+    assert not leaks, "the search made requests outside 127.0.0.1:\n" + "\n".join(leaks)
+
+
+def test_a_request_elsewhere_would_be_seen(browser: webdriver.Chrome, site_server: str):
+    """The network log does record a request to another host (so the check above can fail)."""
+    browser.get(site_server)
+    _requests(browser)
+    browser.execute_script("const i = new Image(); i.src = 'https://example.org/tracker.png'; document.body.append(i);")
+    seen: list[str] = []
+    WebDriverWait(browser, WAIT_S).until(lambda d: seen.extend(_requests(d)) or any(map(_leaves_the_site, seen)))
+    assert "https://example.org/tracker.png" in seen
+
+
+def test_state_script_sees_raw_math_and_missing_buttons(browser: webdriver.Chrome, tmp_path: Path):
+    """PAGE_STATE_JS reports an unrendered formula, a raw `$$` and a code block without a button."""
+    page = tmp_path / "bad.html"
+    page.write_text(
+        '<article><p>before $$x^2$$ after</p><span class="arithmatex">\\(x\\)</span><pre><code>print(1)</code></pre>'
+        "</article>",
+        encoding="utf-8",
+    )
+    browser.get(page.as_uri())
+    state = browser.execute_script(PAGE_STATE_JS)
+    assert state["unrendered"] == ["\\(x\\)"] and state["without_copy"] == ["print(1)"]
+    assert any(raw.startswith("$$") for raw in state["raw_delimiters"])
