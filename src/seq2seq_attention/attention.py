@@ -20,8 +20,11 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Ten
         mask: (B, S), True for real positions; None means every position is real.
         returns: same shape as `scores`.
     """
+    sizes = check_tensor("scores", scores, ("B", "T", "S"), dtype="float")
     if mask is None:
         return F.softmax(scores, dim=-1)
+    check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")
+    check_same_device(scores=scores, mask=mask)
     keep = mask.unsqueeze(1)  # (B, 1, S)
     scores = scores.masked_fill(~keep, torch.finfo(scores.dtype).min)  # (B, 1, S)
     return F.softmax(scores, dim=-1).masked_fill(~keep, 0.0)  # (B, 1, S)

@@ -40,7 +40,7 @@ class EncoderRNN(nn.Module):
         embedded = self.dropout(self.embedding(input))  # (B, S, H)
         if lengths is None:
             return self.gru(embedded)  # (B, S, H), (1, B, H)
-        check_tensor("lengths", lengths, (sizes["B"],))
+        check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
         if int(lengths.min()) < 1 or int(lengths.max()) > sizes["S"]:
             raise ValueError(f"lengths must lie in [1, S={sizes['S']}], got {lengths.tolist()}")
         packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
