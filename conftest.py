@@ -98,6 +98,14 @@ def pytest_runtest_call(item: pytest.Item):
             os.environ[DEVICE_ENV] = before
 
 
+_collected_pages: set[str] = set()
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.nodeid.endswith(".md") and report.passed:
+        _collected_pages.add(report.nodeid)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
     counts: Counter[tuple[str, str, str]] = Counter()
     for outcome in ("passed", "failed", "skipped"):
@@ -120,3 +128,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
             if counts[(path, device, outcome)]
         ]
         terminalreporter.write_line(f"{path}: {', '.join(parts)}")
+    for path in sorted(_collected_pages - {key[0] for key in counts}):
+        terminalreporter.write_line(f"{path}: no spec fences")
