@@ -7,6 +7,7 @@ from torch import nn
 from .checks import check_module_device, check_same_device, check_tensor
 
 
+# --8<-- [start:masked_softmax]
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
     """Softmax over the last dimension that gives masked-out positions exactly zero weight.
 
@@ -28,6 +29,9 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Ten
     keep = mask.unsqueeze(1)  # (B, 1, S)
     scores = scores.masked_fill(~keep, torch.finfo(scores.dtype).min)  # (B, 1, S)
     return F.softmax(scores, dim=-1).masked_fill(~keep, 0.0)  # (B, 1, S)
+
+
+# --8<-- [end:masked_softmax]
 
 
 class BahdanauAttention(nn.Module):
