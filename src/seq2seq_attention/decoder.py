@@ -75,7 +75,8 @@ class StepDecoder(nn.Module):
         decoder_outputs = []
         attentions = []
         steps = max_length if target_tensor is None else target_tensor.size(1)
-        use_target = torch.rand(batch_size, 1, device=device) < teacher_forcing_ratio  # (B, 1)
+        mixed = target_tensor is not None and teacher_forcing_ratio < 1.0  # draw coins only when mixing
+        use_target = torch.rand(batch_size, 1, device=device) < teacher_forcing_ratio if mixed else None  # (B, 1)
         # --8<-- [end:forward]
 
         # --8<-- [start:loop]
@@ -91,10 +92,13 @@ class StepDecoder(nn.Module):
             if target_tensor is None:
                 decoder_input = prediction  # free running: feed back our own guess
             else:
-                if coin_per_step:
-                    use_target = torch.rand(batch_size, 1, device=device) < teacher_forcing_ratio  # (B, 1)
                 teacher = target_tensor[:, i].unsqueeze(1)  # (B, 1): the true token of step i
-                decoder_input = torch.where(use_target, teacher, prediction)  # (B, 1)
+                if use_target is None:
+                    decoder_input = teacher  # teacher forcing
+                else:
+                    if coin_per_step and i > 0:
+                        use_target = torch.rand(batch_size, 1, device=device) < teacher_forcing_ratio  # (B, 1)
+                    decoder_input = torch.where(use_target, teacher, prediction)  # (B, 1)
         # --8<-- [end:loop]
 
         # --8<-- [start:after_loop]
