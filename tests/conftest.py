@@ -1,4 +1,4 @@
-"""Session fixtures for the site tests: one strict build, one local server, shared by every test.
+"""Shared fixtures: one strict site build and one local server for the site tests; `one_thread`.
 
 `built_site` runs `mkdocs build --strict` once per test session into a temporary folder;
 `test_site_build.py`, `test_site_links.py` and `test_site_browser.py` all read that one
@@ -16,7 +16,20 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import torch
 from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, site_url_path
+
+
+@pytest.fixture
+def one_thread() -> Iterator[None]:
+    """torch on one CPU thread for the test: tiny models gain nothing from more, and on a loaded
+    machine (two cores shared with other jobs) two threads made training steps 50x slower."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="session")

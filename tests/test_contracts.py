@@ -23,6 +23,7 @@ from seq2seq_attention import (
     masked_softmax,
 )
 
+pytestmark = pytest.mark.usefixtures("one_thread")
 B, S, T, H, V = 2, 5, 3, 8, 11
 requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available on this machine")
 

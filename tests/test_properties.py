@@ -22,6 +22,7 @@ from seq2seq_attention import (
     masked_softmax,
 )
 
+pytestmark = pytest.mark.usefixtures("one_thread")
 FAST = settings(max_examples=30, deadline=None, database=None)
 SPECIALS = 4  # <pad>, <sos>, <eos>, <unk>
 
