@@ -5,6 +5,8 @@ The build itself (one per session, shared with the link and browser tests) is th
 snippet path, a broken link, a bad mkdocstrings reference) into a failed build.
 """
 
+import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -59,3 +61,13 @@ def test_every_page_is_built_and_in_the_nav(built_site: BuiltSite):
         elif built.parent.resolve() not in linked:
             problems.append(f"{page.relative_to(ROOT)}: built, but not linked from the navigation (mkdocs.yml nav)")
     assert not problems, "\n".join(problems)
+
+
+def test_search_splits_korean_words_from_punctuation(built_site: BuiltSite):
+    """Material's search tokenises with this separator (a JS regex; these parts read the same in Python)."""
+    config = json.loads((built_site.root / "search" / "search_index.json").read_text(encoding="utf-8"))["config"]
+    assert config["lang"] == ["ko"]
+    text = "“맥락벡터”는 ‘정렬’을 소프트맥스(softmax)는 바다나우/루옹, [어텐션] 'keys'와 인코더·디코더 torch.bmm"
+    tokens = [token for token in re.split(config["separator"], text) if token]
+    for word in ("맥락벡터", "정렬", "softmax", "루옹", "어텐션", "keys", "디코더", "bmm"):
+        assert any(token.startswith(word) for token in tokens), f"{word!r} is not the start of a token in {tokens}"
