@@ -45,6 +45,7 @@ CHROMIUM_FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--disable-extensions",
+    "--disable-dev-shm-usage",  # containers (the CI job runs in one) give /dev/shm only 64 MB
     "--window-size=1280,1000",
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 )
