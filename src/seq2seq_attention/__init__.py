@@ -1,6 +1,7 @@
 """seq2seq-attention: sequence-to-sequence translation and attention in PyTorch, annotated."""
 
 from .attention import BahdanauAttention, masked_softmax
+from .classifier import MeanEmbeddingClassifier, SentimentClassifier
 from .decoder import MAX_LENGTH, AttnDecoderRNN, DecoderRNN, LuongAttnDecoderRNN, StepDecoder
 from .device import pick_device
 from .encoder import EncoderRNN
@@ -40,6 +41,8 @@ __all__ = [
     "StepDecoder",
     "masked_softmax",
     "pick_device",
+    "MeanEmbeddingClassifier",
+    "SentimentClassifier",
 ]
 
 __version__ = "0.1.0"

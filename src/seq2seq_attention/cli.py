@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from . import __version__
 from .errors import UserError
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("seq2seq_attention.sentiment_cli",)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,237 @@
+"""The sentiment data, the BiLSTM + attention classifier, its baselines, checkpoints and commands."""
+
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from seq2seq_attention.classifier import (
+    MeanEmbeddingClassifier,
+    SentimentClassifier,
+    accuracy,
+    build_classifier,
+    load_classifier,
+    predict,
+    run_lstm,
+    save_classifier,
+)
+from seq2seq_attention.cli import main
+from seq2seq_attention.errors import UserError
+from seq2seq_attention.sentiment import (
+    SOURCES,
+    Example,
+    Vocabulary,
+    load_sentences,
+    make_batch,
+    prepare_data,
+    split_examples,
+    tokenize,
+)
+from seq2seq_attention.tokens import PAD_IDX, UNK_IDX
+
+V = 13
+
+
+def tiny(kind: str = "attention") -> torch.nn.Module:
+    torch.manual_seed(0)
+    options = {"embedding_size": 6, "dense_size": 5}
+    if kind != "mean":
+        options.update(hidden_size=4, attention_size=3)
+    return build_classifier(kind, V, **options)
+
+
+def padded_batch(lengths: list[int], extra: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    rows = [torch.randint(1, V, (n,), generator=generator).tolist() for n in lengths]
+    batch = make_batch(rows, [0] * len(rows))
+    tokens = torch.cat([batch.tokens, torch.full((len(rows), extra), PAD_IDX)], dim=1)  # (B, S + extra)
+    return tokens, batch.lengths
+
+
+batches = st.tuples(
+    st.lists(st.integers(1, 9), min_size=1, max_size=6),  # lengths
+    st.integers(0, 4),  # padding beyond the longest sentence
+    st.integers(0, 2**16),  # token seed
+    st.booleans(),  # training mode (dropout on)
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(batches)
+def test_padded_positions_get_exactly_zero_attention(case):
+    lengths, extra, seed, training = case
+    tokens, lengths_t = padded_batch(lengths, extra, seed)
+    model = tiny().train(training)
+    logits, weights = model(tokens, lengths_t)
+    B, S = tokens.shape
+    assert logits.shape == (B,)
+    assert weights.shape == (B, S)
+    for b, n in enumerate(lengths):
+        assert torch.all(weights[b, n:] == 0.0), weights[b]
+        assert torch.all(weights[b, :n] > 0.0)
+    torch.testing.assert_close(weights.sum(dim=1), torch.ones(B))
+
+
+@settings(max_examples=15, deadline=None)
+@given(batches, st.sampled_from(["attention", "bilstm", "mean"]))
+def test_extra_padding_changes_nothing(case, kind):
+    lengths, extra, seed, _ = case
+    model = tiny(kind).eval()
+    tokens, lengths_t = padded_batch(lengths, 0, seed)
+    longer = torch.cat([tokens, torch.full((len(lengths), extra + 1), PAD_IDX)], dim=1)
+    logits, weights = model(tokens, lengths_t)
+    logits_long, weights_long = model(longer, lengths_t)
+    torch.testing.assert_close(logits_long, logits)
+    if kind == "attention":
+        torch.testing.assert_close(weights_long[:, : tokens.shape[1]], weights)
+    else:
+        assert weights is None and weights_long is None
+
+
+def test_each_sentence_is_classified_as_if_alone():
+    model = tiny().eval()
+    tokens, lengths = padded_batch([7, 2, 5], 0, seed=3)
+    logits, weights = model(tokens, lengths)
+    for b, n in enumerate(lengths.tolist()):
+        alone_logits, alone_weights = model(tokens[b : b + 1, :n], lengths[b : b + 1])
+        torch.testing.assert_close(alone_logits, logits[b : b + 1])
+        torch.testing.assert_close(alone_weights[0], weights[b, :n])
+
+
+def test_query_is_the_final_state_of_each_direction():
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(3, 4, batch_first=True, bidirectional=True)
+    inputs = torch.randn(3, 6, 3)
+    lengths = torch.tensor([6, 2, 4])
+    outputs, (h_n, _) = run_lstm(lstm, inputs, lengths)
+    assert outputs.shape == (3, 6, 8) and h_n.shape == (2, 3, 4)
+    for b, n in enumerate(lengths.tolist()):
+        torch.testing.assert_close(h_n[0, b], outputs[b, n - 1, :4])  # forward: after the last real token
+        torch.testing.assert_close(h_n[1, b], outputs[b, 0, 4:])  # backward: after reading back to the first
+        assert torch.all(outputs[b, n:] == 0)
+
+
+def test_the_classifier_reuses_the_translators_attention_module():
+    from seq2seq_attention.attention import BahdanauAttention
+
+    model = SentimentClassifier(V, embedding_size=6, hidden_size=4, attention_size=3)
+    assert isinstance(model.attention, BahdanauAttention)
+    assert (model.attention.query_size, model.attention.key_size, model.attention.hidden_size) == (8, 8, 3)
+    assert SentimentClassifier(V, use_attention=False).attention is None
+    assert isinstance(build_classifier("mean", V), MeanEmbeddingClassifier)
+    with pytest.raises(UserError, match="unknown classifier kind"):
+        build_classifier("transformer", V)
+
+
+@pytest.mark.parametrize(
+    ("tokens", "lengths", "message"),
+    [
+        (torch.ones(2, 5), torch.tensor([5, 3]), "torch.long"),
+        (torch.ones(2, 5, dtype=torch.long), torch.tensor([5, 0]), r"lengths must lie in \[1, S=5\]"),
+        (torch.ones(2, 5, dtype=torch.long), torch.tensor([6, 3]), r"lengths must lie in \[1, S=5\]"),
+        (torch.ones(2, 5, dtype=torch.long), torch.tensor([5, 3, 1]), r"lengths must be \(B\) with B=2, got \(3,\)"),
+        (torch.full((2, 5), V), torch.tensor([5, 3]), "vocabulary of 13"),
+        (torch.ones(5, dtype=torch.long), torch.tensor([5]), r"input must be \(B, S\)"),
+    ],
+)
+@pytest.mark.parametrize("kind", ["attention", "mean"])
+def test_bad_input_gets_a_clear_message(tokens, lengths, message, kind):
+    with pytest.raises(ValueError, match=message):
+        tiny(kind)(tokens, lengths)
+
+
+def test_the_bundled_files_hold_500_of_each_label():
+    examples = load_sentences(tuple(SOURCES))
+    for source in SOURCES:
+        labels = [e.label for e in examples if e.source == source]
+        assert len(labels) == 1000 and sum(labels) == 500
+    # U+0085 inside a sentence is not a line break
+    assert any("\x85" in e.text for e in examples if e.source == "imdb")
+    with pytest.raises(UserError, match="unknown sentiment source"):
+        load_sentences(["twitter"])
+
+
+def test_a_malformed_line_is_reported(tmp_path: Path):
+    (tmp_path / SOURCES["imdb"]).write_text("fine\t1\nno label here\n", encoding="utf-8")
+    with pytest.raises(UserError, match=r":2: expected 'sentence<TAB>0\|1'"):
+        load_sentences(["imdb"], root=tmp_path)
+
+
+def test_tokenize_keeps_words_negations_and_marks():
+    assert tokenize("It wasn't GOOD\x85 at all!!") == ["it", "wasn't", "good", "at", "all", "!", "!"]
+
+
+@given(st.lists(st.text(min_size=1, max_size=12), max_size=60), st.integers(1, 99))
+def test_the_split_is_a_deterministic_partition_by_sentence(texts, percent):
+    examples = [Example(t, i % 2, "imdb") for i, t in enumerate(texts)]
+    train, test = split_examples(examples, percent)
+    assert (train, test) == split_examples(list(examples), percent)
+    assert sorted(map(id, train + test)) == sorted(map(id, examples))
+    assert not {e.text for e in train} & {e.text for e in test}
+
+
+def test_prepared_data_never_shares_a_sentence_across_sides():
+    data = prepare_data(("imdb", "yelp"))
+    sides = [{e.text for e in split.examples} for split in (data.train, data.valid, data.test)]
+    assert not (sides[0] & sides[1] or sides[0] & sides[2] or sides[1] & sides[2])
+    assert len(data.train) + len(data.valid) + len(data.test) == 2000
+    assert 0.15 < len(data.test) / 2000 < 0.25
+    assert data.vocab.itos[PAD_IDX] == "<pad>" and data.vocab.itos[UNK_IDX] == "<unk>"
+
+
+def test_vocabulary_min_freq_and_unknown_words():
+    vocab = Vocabulary.build([["a", "b", "a"], ["c", "a", "b"]], min_freq=2)
+    assert vocab.itos[4:] == ["a", "b"]
+    assert vocab.encode(["b", "c", "zzz"]) == [5, UNK_IDX, UNK_IDX]
+
+
+def test_make_batch_pads_right_and_masks():
+    batch = make_batch([[5, 6, 7], [8], []], [1, 0, 1])
+    assert batch.tokens.tolist() == [[5, 6, 7], [8, PAD_IDX, PAD_IDX], [UNK_IDX, PAD_IDX, PAD_IDX]]
+    assert batch.lengths.tolist() == [3, 1, 1]
+    assert batch.mask.tolist() == [[True, True, True], [True, False, False], [True, False, False]]
+    assert batch.labels.dtype == torch.float and batch.labels.tolist() == [1.0, 0.0, 1.0]
+
+
+def test_checkpoint_round_trip(tmp_path: Path):
+    model = tiny().eval()
+    vocab = Vocabulary([f"w{i}" for i in range(V - 4)])
+    save_classifier(tmp_path / "m.safetensors", model, "attention", vocab, ["imdb"])
+    loaded, loaded_vocab, meta = load_classifier(tmp_path / "m.safetensors")
+    assert loaded_vocab.itos == vocab.itos and meta["sources"] == ["imdb"] and meta["kind"] == "attention"
+    sequences = [[4, 5, 6], [7, 8]]
+    assert predict(loaded, sequences) == predict(model, sequences)
+    assert accuracy(model, sequences, [1, 0]) in (0.0, 0.5, 1.0)
+    (tmp_path / "bad.safetensors").write_bytes(b"not a checkpoint")
+    with pytest.raises(UserError, match="not a sentiment classifier checkpoint"):
+        load_classifier(tmp_path / "bad.safetensors")
+
+
+def test_cli_train_predict_and_figure(tmp_path: Path, capsys):
+    checkpoint = tmp_path / "mean.safetensors"
+    threads = str(torch.get_num_threads())  # keep the test session's setting
+    assert (
+        main(["sentiment-train", "--model", "mean", "--epochs", "1", "--threads", threads, "--out", str(checkpoint)])
+        == 0
+    )
+    assert "test accuracy" in capsys.readouterr().out
+    assert main(["sentiment-predict", "--checkpoint", str(checkpoint), "a great film", "awful"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 and all(line.split("\t")[0] in ("positive", "negative") for line in lines)
+
+    figure = tmp_path / "attention.png"
+    assert main(["sentiment-attention-figure", "--checkpoint", str(checkpoint), "--out", str(figure)]) == 2
+    assert "has no attention to draw" in capsys.readouterr().err
+
+    data = prepare_data(("imdb",))
+    torch.manual_seed(0)
+    attention = build_classifier("attention", len(data.vocab), embedding_size=8, hidden_size=4, attention_size=4)
+    save_classifier(tmp_path / "attention.safetensors", attention, "attention", data.vocab, data.sources)
+    argv = ["sentiment-attention-figure", "--checkpoint", str(tmp_path / "attention.safetensors")]
+    assert main([*argv, "--out", str(figure), "--count", "2", "--json", str(tmp_path / "a.json")]) == 0
+    assert figure.stat().st_size > 1000 and (tmp_path / "a.json").is_file()
+
+    assert main(["sentiment-predict", "--checkpoint", str(tmp_path / "missing.safetensors"), "ok"]) == 2
+    assert "does not exist" in capsys.readouterr().err
