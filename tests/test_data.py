@@ -1,0 +1,170 @@
+"""Data pipeline: normalisation, filter, split, vocabulary, batches, bucketing."""
+
+import lzma
+import re
+import zlib
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from seq2seq_attention.data import (
+    CORPUS_PATH,
+    BucketBatchSampler,
+    Pair,
+    TranslationDataset,
+    Vocabulary,
+    build_vocabularies,
+    collate,
+    is_test,
+    keep_pair,
+    load_pairs,
+    make_loader,
+    normalize_string,
+    pad_sequences,
+    read_lines,
+    split_pairs,
+)
+from seq2seq_attention.errors import UserError
+from seq2seq_attention.tokens import EOS_IDX, PAD_IDX, SOS_IDX, SPECIAL_TOKENS, UNK_IDX
+
+
+@pytest.mark.parametrize(
+    ("raw", "normalized"),
+    [
+        ("Go.", "go ."),
+        ("Ça alors !", "ca alors !"),
+        ("J'ai faim!", "j ai faim !"),
+        ("Cours\u202f!", "cours !"),
+        ("  Je suis fatigué.  ", "je suis fatigue ."),
+        ("À l'aide !", "a l aide !"),
+        ("C'est 100% vrai?", "c est vrai ?"),
+    ],
+)
+def test_normalize_examples(raw: str, normalized: str):
+    assert normalize_string(raw) == normalized
+
+
+@given(st.text(max_size=40))
+def test_normalize_keeps_only_letters_punctuation_and_single_spaces(text: str):
+    out = normalize_string(text)
+    assert re.fullmatch(r"[a-zA-Z.!? ]*", out)
+    assert "  " not in out
+
+
+def test_keep_pair_is_the_seeds_rule():
+    assert keep_pair(Pair("je suis fatigue .", "i m tired ."))
+    assert not keep_pair(Pair("je suis tres tres tres fatigue .", "i m tired ."))  # 7 French words
+    assert not keep_pair(Pair("il pleut .", "it is raining ."))  # no prefix
+    assert keep_pair(Pair("il pleut .", "it is raining ."), prefixes=("it is",))
+    assert not keep_pair(Pair("je suis fatigue .", "i m tired ."), max_words=3)
+
+
+def test_split_is_the_crc32_rule_and_keeps_sources_apart():
+    pairs = [Pair(f"phrase {i} .", "i m ok .") for i in range(200)] + [Pair("phrase 3 .", "i am ok .")]
+    train, test = split_pairs(pairs)
+    assert len(train) + len(test) == len(pairs)
+    assert all(zlib.crc32(p.source.encode()) % 10 == 0 for p in test)
+    assert all(is_test(p.source) for p in test) and not any(is_test(p.source) for p in train)
+    assert not {p.source for p in train} & {p.source for p in test}
+
+
+def test_bundled_corpus_counts():
+    assert CORPUS_PATH.is_file()
+    pairs = load_pairs()
+    assert len(pairs) == 5318
+    vocabs = build_vocabularies(pairs)
+    # the seed's Lang counts <sos>/<eos> only; ours adds <pad> and <unk>
+    assert (len(vocabs.source) - 2, len(vocabs.target) - 2) == (2579, 1573)
+    train, test = split_pairs(pairs)
+    assert (len(train), len(test)) == (4752, 566)
+
+
+def test_load_pairs_parameters_and_errors(tmp_path: Path):
+    plain = tmp_path / "pairs.txt"
+    plain.write_text(
+        "I'm tired.\tJe suis fatigué.\nIt's late.\tIl est tard.\nWe're here at last!\tNous sommes enfin là !\n"
+    )
+    assert load_pairs(path=plain) == [
+        Pair("je suis fatigue .", "i m tired ."),
+        Pair("nous sommes enfin la !", "we re here at last !"),
+    ]
+    assert load_pairs(path=plain, prefixes=("it s",)) == [Pair("il est tard .", "it s late .")]
+    assert load_pairs(path=plain, max_words=4) == [Pair("je suis fatigue .", "i m tired .")]
+    packed = tmp_path / "pairs.txt.xz"
+    packed.write_bytes(lzma.compress(plain.read_bytes()))
+    assert read_lines(packed) == read_lines(plain)
+    with pytest.raises(UserError, match="not found"):
+        read_lines(tmp_path / "missing.txt")
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("Go.\tVa à la maison.\n".encode("latin-1"))
+    with pytest.raises(UserError, match="not UTF-8"):
+        read_lines(latin1)
+    broken = tmp_path / "broken.txt"
+    broken.write_text("only one column\n")
+    with pytest.raises(UserError, match=r"broken.txt:1: expected English<TAB>French"):
+        read_lines(broken)
+
+
+def test_vocabulary_indices_encode_decode():
+    vocab = Vocabulary.from_sentences("fra", ["je suis fatigue .", "je suis la ."])
+    assert vocab.index2word[:4] == list(SPECIAL_TOKENS)
+    assert (vocab.word2index["<pad>"], vocab.word2index["<sos>"]) == (PAD_IDX, SOS_IDX)
+    assert vocab.word2index["je"] == 4 and len(vocab) == 4 + 5
+    assert vocab.word2count["je"] == 2 and vocab.word2count["la"] == 1
+    indices = vocab.encode("je suis fatigue .")
+    assert indices == [4, 5, 6, 7, EOS_IDX]
+    assert vocab.decode(indices + [PAD_IDX, 5]) == "je suis fatigue ."
+    assert vocab.decode([SOS_IDX, 4, 5, 7]) == "je suis ."
+    assert vocab.encode("je suis inconnu .", unknown="unk") == [4, 5, UNK_IDX, 7, EOS_IDX]
+    with pytest.raises(UserError, match="unknown fra word.*'inconnu'"):
+        vocab.encode("je suis inconnu .")
+    with pytest.raises(UserError, match="empty"):
+        vocab.encode("   ")
+    assert Vocabulary.from_dict(vocab.to_dict()).index2word == vocab.index2word
+    with pytest.raises(UserError, match="does not start with"):
+        Vocabulary.from_dict({"name": "x", "index2word": ["a"], "word2count": {}})
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 7), st.integers(1, 7)), min_size=1, max_size=6))
+def test_collate_pads_and_masks(lengths: list[tuple[int, int]]):
+    examples = [([4] * (s - 1) + [EOS_IDX], [5] * (t - 1) + [EOS_IDX]) for s, t in lengths]
+    batch = collate(examples)
+    B, S, T = len(lengths), max(s for s, _ in lengths), max(t for _, t in lengths)
+    assert batch.source.shape == (B, S) and batch.target.shape == (B, T)
+    assert batch.source.dtype == torch.long and batch.source_mask.dtype == torch.bool
+    assert batch.lengths.tolist() == [s for s, _ in lengths]
+    assert batch.source_mask.sum(1).tolist() == batch.lengths.tolist()
+    assert torch.equal(batch.source == PAD_IDX, ~batch.source_mask)
+    assert int((batch.target != PAD_IDX).sum()) == sum(t for _, t in lengths)
+
+
+def test_pad_sequences():
+    padded, lengths = pad_sequences([[4, 2], [4, 5, 6, 2]])
+    assert padded.tolist() == [[4, 2, 0, 0], [4, 5, 6, 2]] and lengths.tolist() == [2, 4]
+
+
+def test_bucket_sampler_covers_everything_once_and_is_reproducible():
+    lengths = [(i % 3 + 1, i % 2 + 1) for i in range(50)]
+    sampler = BucketBatchSampler(lengths, batch_size=4, seed=1)
+    batches = list(sampler)
+    assert sorted(i for b in batches for i in b) == list(range(50))
+    assert all(len({lengths[i] for i in b}) == 1 and len(b) <= 4 for b in batches)
+    assert batches == list(BucketBatchSampler(lengths, batch_size=4, seed=1))
+    sampler.set_epoch(1)
+    assert list(sampler) != batches
+    assert len(sampler) == len(batches)
+    with pytest.raises(ValueError, match="batch_size"):
+        BucketBatchSampler(lengths, batch_size=0)
+
+
+def test_loader_batches_need_no_padding():
+    pairs = [Pair("je suis la .", "i am here ."), Pair("tu es la .", "you are here ."), Pair("il est .", "he is .")]
+    vocabs = build_vocabularies(pairs)
+    loader = make_loader(TranslationDataset(pairs, vocabs), batch_size=8)
+    batches = list(loader)
+    assert sum(b.source.size(0) for b in batches) == 3
+    assert all(bool(b.source_mask.all()) for b in batches)

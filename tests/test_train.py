@@ -1,0 +1,253 @@
+"""Model registry, training loop, checkpoints, greedy decoding and evaluation, on tiny models."""
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from seq2seq_attention.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
+from seq2seq_attention.data import Pair, TranslationDataset, build_vocabularies, collate
+from seq2seq_attention.decode import greedy_decode, translate
+from seq2seq_attention.decoder import AttnDecoderRNN, DecoderRNN
+from seq2seq_attention.errors import UserError
+from seq2seq_attention.evaluate import evaluate
+from seq2seq_attention.models import DECODERS, Seq2Seq, build_model
+from seq2seq_attention.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.train import TrainConfig, train, train_step
+
+PAIRS = [
+    Pair("je suis fatigue .", "i m tired ."),
+    Pair("tu es grand .", "you re tall ."),
+    Pair("il est la .", "he is here ."),
+    Pair("nous sommes prets .", "we re ready ."),
+    Pair("elle est fatiguee .", "she is tired ."),
+    Pair("ils sont grands .", "they are tall ."),
+    Pair("je suis la .", "i am here ."),
+    Pair("vous etes prets .", "you are ready ."),
+] * 4  # the split depends only on the French side: some of these land in the test split
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """One thread: on a loaded 2-core machine a second thread makes these tiny models many times slower."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def tiny(decoder: str = "gru", **changes) -> TrainConfig:
+    settings = dict(decoder=decoder, hidden_size=8, batch_size=4, epochs=2, teacher_forcing_ratio=0.5, seed=3)
+    return TrainConfig(**{**settings, **changes})
+
+
+def quiet(_: str) -> None:
+    pass
+
+
+def test_registry_and_build_model():
+    assert DECODERS["gru"] is DecoderRNN and DECODERS["bahdanau"] is AttnDecoderRNN
+    model = build_model("bahdanau", 11, 13, hidden_size=8, dropout=0.2)
+    assert isinstance(model, Seq2Seq) and model.config["tgt_vocab_size"] == 13
+    assert model.decoder.dropout.p == 0.2 and model.encoder.dropout.p == 0.2
+    with pytest.raises(ValueError, match="unknown decoder 'lstm'"):
+        build_model("lstm", 11, 13)
+    with pytest.raises(ValueError, match="hidden_size"):
+        build_model("gru", 11, 13, hidden_size=0)
+
+
+@pytest.mark.parametrize("decoder", sorted(DECODERS))
+def test_forward_shapes(decoder: str):
+    torch.manual_seed(0)
+    model = build_model(decoder, 11, 13, hidden_size=8)
+    source = torch.tensor([[4, 5, 6, 2, 0], [7, 8, 9, 10, 2]])  # (B=2, S=5)
+    lengths = torch.tensor([4, 5])
+    target = torch.tensor([[4, 5, 2], [6, 2, 0]])  # (B=2, T=3)
+    log_probs, attentions = model(source, lengths, target)
+    assert log_probs.shape == (2, 3, 13)
+    assert torch.allclose(log_probs.exp().sum(-1), torch.ones(2, 3))
+    if isinstance(model.decoder, DecoderRNN):
+        assert attentions is None
+    else:
+        assert attentions.shape == (2, 3, 5)
+        assert torch.all(attentions[0, :, 4] == 0)  # the padded source position gets no weight
+    free, _ = model(source, lengths, max_length=4)
+    assert free.shape == (2, 4, 13)
+
+
+def test_loss_ignores_padding():
+    torch.manual_seed(0)
+    model = build_model("gru", 11, 13, hidden_size=8).eval()
+    source, lengths = torch.tensor([[4, 5, 2]]), torch.tensor([3])
+    criterion = nn.NLLLoss(ignore_index=PAD_IDX)
+    short = torch.tensor([[4, 2]])
+    padded = torch.tensor([[4, 2, PAD_IDX, PAD_IDX]])
+    loss_short = criterion(model(source, lengths, short)[0].flatten(0, 1), short.flatten())
+    loss_padded = criterion(model(source, lengths, padded)[0].flatten(0, 1), padded.flatten())
+    assert torch.allclose(loss_short, loss_padded)
+
+
+def test_train_step_clips_gradients():
+    torch.manual_seed(0)
+    vocabs = build_vocabularies(PAIRS)
+    model = build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8)
+    batch = collate(TranslationDataset(PAIRS[:4], vocabs).examples)
+    seen = []
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+    original = optimizer.step
+
+    def step():
+        seen.append(torch.norm(torch.stack([p.grad.norm() for p in model.parameters() if p.grad is not None])))
+        original()
+
+    optimizer.step = step
+    loss = train_step(model, batch, optimizer, nn.NLLLoss(ignore_index=PAD_IDX), clip=0.01)
+    assert loss > 0 and float(seen[0]) <= 0.01 + 1e-6
+
+
+@pytest.mark.parametrize("decoder", sorted(DECODERS))
+def test_same_seed_same_losses_bitwise(decoder: str):
+    first = train(tiny(decoder), pairs=PAIRS, progress=False, log=quiet)
+    second = train(tiny(decoder), pairs=PAIRS, progress=False, log=quiet)
+    assert [h["loss"] for h in first.history] == [h["loss"] for h in second.history]
+    other = train(tiny(decoder, seed=4), pairs=PAIRS, progress=False, log=quiet)
+    assert [h["loss"] for h in other.history] != [h["loss"] for h in first.history]
+
+
+def test_resume_gives_the_losses_of_an_uninterrupted_run(tmp_path: Path):
+    whole = train(tiny("bahdanau", epochs=3), pairs=PAIRS, progress=False, log=quiet)
+    train(tiny("bahdanau", epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
+    resumed = train(
+        tiny("bahdanau", epochs=3), pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet
+    )
+    assert [h["loss"] for h in resumed.history] == [h["loss"] for h in whole.history]
+    with pytest.raises(UserError, match="config changed.*hidden_size"):
+        train(tiny("bahdanau", hidden_size=16), pairs=PAIRS, checkpoint=tmp_path, resume=True, log=quiet)
+
+
+def test_coin_per_step_and_logging():
+    lines: list[str] = []
+    result = train(tiny(coin_per_step=True, epochs=1), pairs=PAIRS, progress=False, log=lines.append)
+    assert len(result.history) == 1 and lines[0].startswith("| epoch:   1 | time:")
+    assert "loss:" in lines[0] and "held-out loss:" in lines[0]
+
+
+def test_time_budget_stops_between_epochs():
+    lines: list[str] = []
+    result = train(tiny(epochs=50, time_budget=1e-9), pairs=PAIRS, progress=False, log=lines.append)
+    assert result.stopped_by_budget and len(result.history) == 1
+    assert "time budget" in lines[-1]
+
+
+def test_config_is_checked():
+    with pytest.raises(UserError, match="unknown decoder"):
+        TrainConfig(decoder="transformer")
+    with pytest.raises(UserError, match="teacher_forcing_ratio"):
+        TrainConfig(teacher_forcing_ratio=1.5)
+    with pytest.raises(UserError, match="batch_size"):
+        TrainConfig(batch_size=0)
+
+
+@pytest.fixture
+def saved(tmp_path: Path):
+    torch.manual_seed(0)
+    vocabs = build_vocabularies(PAIRS)
+    model = build_model("bahdanau", len(vocabs.source), len(vocabs.target), hidden_size=8)
+    optimizer = torch.optim.Adam(model.parameters())
+    train_step(model, collate(TranslationDataset(PAIRS[:4], vocabs).examples), optimizer, nn.NLLLoss())
+    path = save_checkpoint(tmp_path / "ckpt", model, vocabs, training={"epoch": 1}, optimizer=optimizer, save_rng=True)
+    return path, model.eval(), vocabs, optimizer
+
+
+def test_checkpoint_roundtrip(saved):
+    path, model, vocabs, optimizer = saved
+    loaded = load_checkpoint(path)
+    assert loaded.vocabs.source.index2word == vocabs.source.index2word
+    assert loaded.training["epoch"] == 1 and not loaded.model.training
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(tensor, loaded.model.state_dict()[name])
+    fresh = torch.optim.Adam(loaded.model.parameters())
+    restore_training_state(loaded, fresh)
+    before, after = optimizer.state_dict()["state"], fresh.state_dict()["state"]
+    assert sorted(before) == sorted(after)
+    for param_id, values in before.items():
+        assert all(torch.equal(values[key], after[param_id][key]) for key in values)
+    assert not list(path.glob(".*tmp")), "temporary files were left behind"
+    assert not any(p.suffix in {".pt", ".pth", ".pkl", ".bin"} for p in path.iterdir())
+
+
+def test_checkpoint_replaced_atomically_keeps_one_set(saved):
+    path, model, vocabs, _ = saved
+    save_checkpoint(path, model, vocabs)  # weights only now
+    assert len(list(path.glob("*.safetensors"))) == 1
+    with pytest.raises(UserError, match="weights only"):
+        restore_training_state(load_checkpoint(path), None)
+
+
+def test_checkpoint_errors(saved, tmp_path: Path):
+    path, *_ = saved
+    with pytest.raises(UserError, match="does not exist"):
+        load_checkpoint(tmp_path / "nowhere")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(UserError, match="checkpoint.json is missing"):
+        load_checkpoint(empty)
+    document = json.loads((path / "checkpoint.json").read_text())
+    weights = path / document["files"]["model"]["name"]
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) // 2])
+    with pytest.raises(UserError, match="corrupted or truncated"):
+        load_checkpoint(path)
+    weights.write_bytes(data)
+    load_checkpoint(path)
+    mismatched = dict(document, config={**document["config"], "hidden_size": 16})
+    (path / "checkpoint.json").write_text(json.dumps(mismatched))
+    with pytest.raises(UserError, match="does not match a 'bahdanau' model with H=16"):
+        load_checkpoint(path)
+    (path / "checkpoint.json").write_text("{not json")
+    with pytest.raises(UserError, match="not valid JSON"):
+        load_checkpoint(path)
+
+
+def test_greedy_decode_matches_the_decoders_own_loop():
+    torch.manual_seed(0)
+    model = build_model("bahdanau", 11, 13, hidden_size=8).eval()
+    source, lengths = torch.tensor([[4, 5, 6, 2, 0], [7, 8, 9, 10, 2]]), torch.tensor([4, 5])
+    tokens, attentions = greedy_decode(model, source, lengths, max_length=6)
+    with torch.no_grad():
+        log_probs, _ = model(source, lengths, max_length=6)
+    reference = log_probs.argmax(-1)  # (B, 6)
+    for row, ref in zip(tokens.tolist(), reference.tolist(), strict=True):
+        cut = ref.index(EOS_IDX) + 1 if EOS_IDX in ref else len(ref)
+        assert row[:cut] == ref[:cut] and all(t == PAD_IDX for t in row[cut:])
+    assert attentions.shape == (2, tokens.size(1), 5)
+
+
+def test_translate_and_evaluate_after_memorising():
+    pairs = PAIRS[:8]
+    config = tiny("bahdanau", hidden_size=32, epochs=60, teacher_forcing_ratio=1.0, learning_rate=0.01, dropout=0.0)
+    result = train(config, pairs=[p for p in pairs if p.source != "il est la ."] * 4, progress=False, log=quiet)
+    seen = [p for p in pairs if p.source != "il est la ."]
+    scores = evaluate(result.model, result.vocabs, seen)
+    assert scores.exact_match == 1.0 and scores.bleu == pytest.approx(100.0)
+    assert translate(result.model, result.vocabs, ["Je suis fatigué."]) == ["i m tired ."]
+
+
+@pytest.mark.parametrize(
+    ("sentences", "message"),
+    [
+        (["   "], "sentence 1 is empty"),
+        (["je suis fatigue .", ""], "sentence 2 is empty"),
+        (["je suis un chat ."], "unknown fra word.*'un', 'chat'"),
+        (["je suis la je suis la ."], "has 7 words.*at most 6"),
+        ([], "no sentences"),
+        ("je suis la .", "one string"),
+    ],
+)
+def test_translate_rejects_bad_input(sentences, message: str):
+    vocabs = build_vocabularies(PAIRS)
+    model = build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8)
+    with pytest.raises(UserError, match=message):
+        translate(model, vocabs, sentences)
