@@ -70,6 +70,7 @@ def normalize_string(s: str) -> str:
 # --8<-- [end:normalize]
 
 
+# --8<-- [start:read_lines]
 def read_lines(path: str | Path | None = None) -> list[tuple[str, str]]:
     """Read the raw (English, French) lines of an xz-compressed or plain tab-separated file.
 
@@ -101,6 +102,9 @@ def read_lines(path: str | Path | None = None) -> list[tuple[str, str]]:
     return lines
 
 
+# --8<-- [end:read_lines]
+
+
 # --8<-- [start:filter]
 def keep_pair(pair: Pair, max_words: int = MAX_WORDS, prefixes: Sequence[str] = ENG_PREFIXES) -> bool:
     """The seed's filter: both sides at most `max_words` words, English starting with a prefix."""
@@ -114,6 +118,7 @@ def keep_pair(pair: Pair, max_words: int = MAX_WORDS, prefixes: Sequence[str] = 
 # --8<-- [end:filter]
 
 
+# --8<-- [start:load_pairs]
 def load_pairs(
     max_words: int = MAX_WORDS,
     prefixes: Sequence[str] = ENG_PREFIXES,
@@ -143,6 +148,9 @@ def load_pairs(
         if keep_pair(pair, max_words, prefixes):
             pairs.append(pair)
     return pairs
+
+
+# --8<-- [end:load_pairs]
 
 
 # --8<-- [start:split]
