@@ -1,0 +1,128 @@
+"""`seq2seq-attention train` and `translate`: help, the packaged checkpoint, one-line errors with exit code 2."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from seq2seq_attention.checkpoint import load_checkpoint
+from seq2seq_attention.cli import main
+from seq2seq_attention.translator_cli import PRETRAINED_DIR, default_checkpoint
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("command", ["train", "translate"])
+def test_help(command: str, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert f"usage: seq2seq-attention {command}" in out and "--checkpoint" in out
+
+
+def test_packaged_checkpoints_load():
+    assert default_checkpoint().parent == PRETRAINED_DIR
+    for name in ("gru", "bahdanau"):
+        checkpoint = load_checkpoint(PRETRAINED_DIR / name)
+        assert checkpoint.config["decoder"] == name
+        assert checkpoint.training["config"]["max_words"] == 6
+
+
+def test_translate_with_the_packaged_checkpoint(capsys):
+    code, out, err = run(capsys, "translate", "je suis fatigue .", "Nous sommes en retard.")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 2 and all(line.split()[-1] in {".", "!", "?"} for line in lines)
+    assert lines[0].startswith("i ")
+    code, out, _ = run(capsys, "translate", "--json", "je suis fatigue .")
+    assert code == 0 and json.loads(out)[0]["source"] == "je suis fatigue ."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "message"),
+    [
+        ("je suis un xylophoniste .", "unknown fra word(s) 'xylophoniste'"),
+        ("", "sentence 1 is empty"),
+        ("   ", "sentence 1 is empty"),
+        ("je suis tres tres tres tres fatigue .", "has 8 words"),
+        ("我很累", "sentence 1 is empty after normalisation"),
+    ],
+)
+def test_translate_bad_input_is_one_line_and_exit_2(sentence: str, message: str, capsys):
+    code, out, err = run(capsys, "translate", sentence)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("seq2seq-attention translate: error: ")
+    assert message in err
+
+
+def test_translate_bad_checkpoint(tmp_path: Path, capsys):
+    code, _, err = run(capsys, "translate", "--checkpoint", str(tmp_path / "none"), "je suis fatigue .")
+    assert code == 2 and "does not exist" in err and err.count("\n") == 1
+    broken = tmp_path / "broken"
+    shutil.copytree(PRETRAINED_DIR / "gru", broken)
+    weights = next(broken.glob("model-*.safetensors"))
+    weights.write_bytes(weights.read_bytes()[:1000])
+    code, _, err = run(capsys, "translate", "--checkpoint", str(broken), "je suis fatigue .")
+    assert code == 2 and "corrupted or truncated" in err and err.count("\n") == 1
+
+
+def test_train_then_translate(tmp_path: Path, capsys):
+    checkpoint = tmp_path / "tiny"
+    code, out, err = run(
+        capsys,
+        "train",
+        "--decoder",
+        "bahdanau",
+        "--hidden-size",
+        "8",
+        "--epochs",
+        "1",
+        "--batch-size",
+        "512",
+        "--checkpoint",
+        str(checkpoint),
+        "--no-progress",
+        "--device",
+        "cpu",
+    )
+    assert code == 0, err
+    assert "5318 pairs (4752 train, 566 held out)" in out and "| epoch:   1 |" in out and "held-out BLEU" in out
+    assert (checkpoint / "checkpoint.json").is_file()
+    assert list(checkpoint.glob("training-*")) == []  # weights only unless --keep-training-state
+    code, out, err = run(capsys, "translate", "--checkpoint", str(checkpoint), "je suis fatigue .")
+    assert code == 0 and len(out.splitlines()) == 1
+
+
+def test_bad_train_arguments_exit_2(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "--checkpoint", "x", "--teacher-forcing-ratio", "2"])
+    assert exit_info.value.code == 2
+    assert "must lie in [0, 1]" in capsys.readouterr().err
+
+
+def test_console_script_runs_as_a_process():
+    result = subprocess.run(
+        [sys.executable, "-m", "seq2seq_attention.cli", "translate", "je suis un xylophoniste ."],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0 and "xylophoniste" in result.stderr
