@@ -58,3 +58,51 @@ def test_gradient_tensors_are_accepted():
 def test_mismatches_are_user_errors(w, src, out, message):
     with pytest.raises(UserError, match=message):
         plot_attention(w, src, out)
+
+
+def tiny_checkpoint(tmp_path, decoder):
+    from seq2seq_attention.checkpoint import save_checkpoint
+    from seq2seq_attention.data import Pair, build_vocabularies
+    from seq2seq_attention.models import build_model
+
+    pairs = [Pair("je suis fatigue .", "i m tired ."), Pair("il est grand .", "he is tall .")]
+    vocabs = build_vocabularies(pairs)
+    torch.manual_seed(0)
+    model = build_model(decoder, len(vocabs.source), len(vocabs.target), hidden_size=8)
+    return save_checkpoint(tmp_path / decoder, model, vocabs), model, vocabs
+
+
+@pytest.mark.parametrize("decoder", ["luong", "bahdanau"])
+def test_sentence_attention_rows_are_distributions(tmp_path, decoder):
+    from seq2seq_attention.plotting import sentence_attention
+
+    _, model, vocabs = tiny_checkpoint(tmp_path, decoder)
+    source, output, w = sentence_attention(model, vocabs, "Je suis fatigué.", max_length=4)
+    assert source == ["je", "suis", "fatigue", ".", "<eos>"]
+    assert 1 <= len(output) <= 4
+    assert w.shape == (len(output), 5)
+    torch.testing.assert_close(w.sum(-1), torch.ones(len(output)))
+
+
+def test_the_cli_draws_a_heatmap_and_rejects_bad_input(tmp_path, capsys):
+    from seq2seq_attention.cli import main
+
+    path, _, _ = tiny_checkpoint(tmp_path, "bahdanau")
+    out = tmp_path / "map.png"
+    assert main(["plot-attention", "il est grand .", "--checkpoint", str(path), "-o", str(out)]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    assert f"wrote {out}" in capsys.readouterr().out
+
+    gru, _, _ = tiny_checkpoint(tmp_path, "gru")
+    cases = [
+        (["il est grand .", "--checkpoint", str(gru)], "DecoderRNN decoder has no attention"),
+        (["il est petit .", "--checkpoint", str(path)], "unknown fra word(s) 'petit'"),
+        (["   ", "--checkpoint", str(path)], "empty after normalisation"),
+        (["il est grand .", "--checkpoint", str(tmp_path / "nothing")], "no checkpoint at"),
+        (["il est grand .", "--checkpoint", str(path), "-o", str(tmp_path / "x.txt")], "must end in .png"),
+    ]
+    for argv, message in cases:
+        assert main(["plot-attention", *argv, "-o", str(out)] if "-o" not in argv else ["plot-attention", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("seq2seq-attention plot-attention: error:") and message in err, err
+        assert "\n" not in err

@@ -14,7 +14,11 @@ from collections.abc import Sequence
 from . import __version__
 from .errors import UserError
 
-COMMAND_MODULES: tuple[str, ...] = ("seq2seq_attention.sentiment_cli",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "seq2seq_attention.sentiment_cli",
+    "seq2seq_attention.translator_cli",
+    "seq2seq_attention.attention_cli",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

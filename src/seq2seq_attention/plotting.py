@@ -13,7 +13,12 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .data import MAX_WORDS, Vocabularies, collate
+from .decode import greedy_decode, prepare_sentences
+from .decoder import MAX_LENGTH
 from .errors import UserError
+from .models import Seq2Seq
+from .tokens import EOS_IDX
 
 
 # --8<-- [start:plot_attention]
@@ -83,3 +88,50 @@ def save_figure(figure: Figure, path: str | Path, dpi: int = 120) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=dpi)
     return path
+
+
+# --8<-- [start:sentence_attention]
+def sentence_attention(
+    model: Seq2Seq,
+    vocabs: Vocabularies,
+    sentence: str,
+    *,
+    max_words: int = MAX_WORDS,
+    max_length: int = MAX_LENGTH,
+    unknown: str = "error",
+) -> tuple[list[str], list[str], torch.Tensor]:
+    """Translate one French sentence greedily and return what each output word attended to.
+
+    Args:
+        model: a trained `Seq2Seq` whose decoder has attention (`luong`, `bahdanau`).
+        vocabs: its vocabularies.
+        sentence: a French sentence; normalised like the training data.
+        max_words: the longest sentence accepted (the training filter's limit).
+        max_length: the most output words, `<eos>` included.
+        unknown: ``"error"`` rejects an unknown word, ``"unk"`` reads it as `<unk>`.
+
+    Returns:
+        The S source tokens (with `<eos>`), the T output tokens (up to and with the first
+        `<eos>`), and their attention weights.
+
+    Shapes:
+        weights: (T, S), on the CPU; every row sums to 1.
+
+    Raises:
+        UserError: a bad sentence (see `decode.prepare_sentences`), or a decoder without attention.
+    """
+    (indices,) = prepare_sentences(vocabs, [sentence], max_words, unknown)
+    device = next(model.parameters()).device
+    model.eval()
+    batch = collate([(indices, [EOS_IDX])]).to(device)
+    tokens, attentions = greedy_decode(model, batch.source, batch.lengths, max_length)  # (1, T), (1, T, S)
+    if attentions is None:
+        raise UserError(f"the {type(model.decoder).__name__} decoder has no attention to plot; use an attention model")
+    row = tokens[0].tolist()
+    steps = row.index(EOS_IDX) + 1 if EOS_IDX in row else len(row)
+    source_words = [vocabs.source.index2word[i] for i in indices]
+    output_words = [vocabs.target.index2word[i] for i in row[:steps]]
+    return source_words, output_words, attentions[0, :steps].cpu()  # (T, S)
+
+
+# --8<-- [end:sentence_attention]
