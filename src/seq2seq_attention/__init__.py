@@ -2,9 +2,12 @@
 
 from .attention import BahdanauAttention, masked_softmax
 from .classifier import MeanEmbeddingClassifier, SentimentClassifier
+from .data import Vocabulary, load_pairs, normalize_string, split_pairs
+from .decode import greedy_decode, translate
 from .decoder import MAX_LENGTH, AttnDecoderRNN, DecoderRNN, LuongAttnDecoderRNN, StepDecoder
 from .device import pick_device
 from .encoder import EncoderRNN
+from .models import DECODERS, Seq2Seq, build_model
 from .scores import (
     DECODER_SCORES,
     SCORES,
@@ -43,6 +46,15 @@ __all__ = [
     "pick_device",
     "MeanEmbeddingClassifier",
     "SentimentClassifier",
+    "DECODERS",
+    "Seq2Seq",
+    "Vocabulary",
+    "build_model",
+    "greedy_decode",
+    "load_pairs",
+    "normalize_string",
+    "split_pairs",
+    "translate",
 ]
 
 __version__ = "0.1.0"
