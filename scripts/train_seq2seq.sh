@@ -7,7 +7,7 @@
 #   bahdanau     Bahdanau attention decoder, teacher forcing -> the packaged checkpoint pretrained/bahdanau
 set -euo pipefail
 cd "$(dirname "$0")/.."
-COMMON=(--hidden-size 128 --batch-size 64 --learning-rate 0.002 --epochs 40 --time-budget 300 --seed 0 --threads 1 --no-progress)
+COMMON=(--overwrite --hidden-size 128 --batch-size 64 --learning-rate 0.002 --epochs 40 --time-budget 300 --seed 0 --threads 1 --no-progress)
 OUT=results/seq2seq
 mkdir -p "$OUT" runs/seq2seq
 seq2seq-attention train --decoder gru --teacher-forcing-ratio 1.0 --checkpoint src/seq2seq_attention/pretrained/gru "${COMMON[@]}" 2>&1 | tee "$OUT/gru.log"

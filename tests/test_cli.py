@@ -63,6 +63,8 @@ def test_translate_with_the_packaged_checkpoint(capsys):
         ("   ", "sentence 1 is empty"),
         ("je suis tres tres tres tres fatigue .", "has 8 words"),
         ("我很累", "sentence 1 is empty after normalisation"),
+        ("Я устал.", "letters outside the Latin alphabet"),
+        ("je suis 피곤 .", "letters outside the Latin alphabet (곤피)"),
     ],
 )
 def test_translate_bad_input_is_one_line_and_exit_2(sentence: str, message: str, capsys):

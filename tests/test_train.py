@@ -251,3 +251,18 @@ def test_translate_rejects_bad_input(sentences, message: str):
     model = build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8)
     with pytest.raises(UserError, match=message):
         translate(model, vocabs, sentences)
+
+
+def test_training_never_loses_an_existing_checkpoint(tmp_path: Path):
+    train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    with pytest.raises(UserError, match="already holds a checkpoint"):
+        train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
+    (tmp_path / "checkpoint.json").unlink()
+    del before["checkpoint.json"]
+    with pytest.raises(UserError, match="checkpoint.json is missing"):
+        train(tiny(epochs=2), pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    result = train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", resume=True, progress=False, log=quiet)
+    assert len(result.history) == 1  # resuming from nothing starts afresh
+    train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", overwrite=True, progress=False, log=quiet)

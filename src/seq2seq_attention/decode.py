@@ -1,5 +1,6 @@
 """Greedy translation: batched, under `torch.inference_mode`, stopping at `<eos>`."""
 
+import unicodedata
 from collections.abc import Sequence
 
 import torch
@@ -64,8 +65,9 @@ def prepare_sentences(
     """Normalise and encode French sentences, with a clear error for each kind of bad input.
 
     Raises:
-        UserError: no sentences, an empty or whitespace-only sentence, a sentence of more
-            than `max_words` words, or (with `unknown="error"`) a word outside the vocabulary.
+        UserError: no sentences, an empty or whitespace-only sentence, letters outside the
+            Latin alphabet, a sentence of more than `max_words` words, or (with
+            `unknown="error"`) a word outside the vocabulary.
     """
     if isinstance(sentences, str):
         raise UserError("translate takes a list of sentences, got one string; wrap it in a list")
@@ -78,6 +80,12 @@ def prepare_sentences(
         normalized = normalize_string(sentence).strip()
         if not normalized:
             raise UserError(f"sentence {number} is empty after normalisation: {sentence!r}")
+        foreign = sorted({c for c in sentence if c.isalpha() and not unicodedata.name(c, "").startswith("LATIN ")})
+        if foreign:
+            raise UserError(
+                f"sentence {number} has letters outside the Latin alphabet ({''.join(foreign)}) in {sentence!r}; "
+                "the model reads French"
+            )
         words = normalized.split()
         if len(words) > max_words:
             raise UserError(

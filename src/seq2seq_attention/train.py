@@ -155,6 +155,7 @@ def train(
     pairs: Sequence[Pair] | None = None,
     checkpoint: str | Path | None = None,
     resume: bool = False,
+    overwrite: bool = False,
     device: torch.device | str | None = None,
     progress: bool = True,
     log: Callable[[str], None] = print,
@@ -172,15 +173,21 @@ def train(
         config: the run's settings.
         pairs: normalised pairs to use instead of the bundled corpus.
         checkpoint: a directory to save to (and to resume from).
-        resume: continue from `checkpoint` when it exists.
+        resume: continue from `checkpoint` when it holds one (start afresh when it does not exist).
+        overwrite: replace a checkpoint that `checkpoint` already holds (without it, and
+            without `resume`, training refuses to touch an existing checkpoint).
         device: where to train; the CPU by default.
         progress: show a tqdm progress bar per epoch.
         log: receives one line per epoch (the seed's format plus the held-out loss).
 
     Raises:
-        UserError: a bad config, empty data, or a checkpoint that does not fit the config.
+        UserError: a bad config, empty data, a checkpoint that does not fit the config, a
+            directory that already holds a checkpoint (without `resume` or `overwrite`), or
+            a directory to resume from that has files but no `checkpoint.json`.
     """
     device = torch.device(device or "cpu")
+    if checkpoint is not None:
+        _check_checkpoint_directory(Path(checkpoint), resume, overwrite)
     pairs = list(pairs) if pairs is not None else load_pairs(config.max_words, ENG_PREFIXES)
     train_pairs, test_pairs = split_pairs(pairs)
     if not train_pairs:
@@ -255,3 +262,16 @@ def _check_resumable(config: TrainConfig, saved: dict, checkpoint: str | Path) -
     ]
     if changed:
         raise UserError(f"cannot resume from {checkpoint}: the config changed ({'; '.join(changed)})")
+
+
+def _check_checkpoint_directory(directory: Path, resume: bool, overwrite: bool) -> None:
+    """Refuse, before anything is written, to lose an existing checkpoint."""
+    has_json = (directory / "checkpoint.json").is_file()
+    has_files = directory.is_dir() and any(directory.iterdir())
+    if resume and has_files and not has_json:
+        raise UserError(
+            f"cannot resume from {directory}: checkpoint.json is missing but the directory holds other files; "
+            "nothing was changed"
+        )
+    if not resume and has_json and not overwrite:
+        raise UserError(f"{directory} already holds a checkpoint; resume it (--resume) or replace it (--overwrite)")

@@ -93,6 +93,7 @@ def run_train(args: argparse.Namespace) -> int:
         pairs=pairs,
         checkpoint=args.checkpoint,
         resume=args.resume,
+        overwrite=args.overwrite,
         device=device,
         progress=not args.no_progress,
         log=lambda line: print(line, flush=True),
@@ -155,6 +156,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train_parser.add_argument("--decoder", choices=sorted(DECODERS), default="gru", help="the decoder to train")
     train_parser.add_argument("--checkpoint", required=True, type=Path, help="checkpoint directory to write")
     train_parser.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
+    train_parser.add_argument(
+        "--overwrite", action="store_true", help="replace a checkpoint that --checkpoint already holds"
+    )
     train_parser.add_argument(
         "--keep-training-state",
         action="store_true",
