@@ -55,7 +55,13 @@ class _SiteHandler(SimpleHTTPRequestHandler):
     """Serves the site under its `site_url` path (as GitHub Pages does), without logging each request."""
 
     base_path = "/"
+    protocol_version = "HTTP/1.1"  # keep-alive: a page's dozen requests share connections
     timeout = 10  # seconds a connection may sit idle: a stuck browser cannot hang the test run
+
+    def end_headers(self) -> None:
+        if not self.path.endswith((".html", "/")):
+            self.send_header("Cache-Control", "max-age=600")  # assets: fetched once per test session
+        super().end_headers()
 
     def translate_path(self, path: str) -> str:
         if not path.startswith(self.base_path):
