@@ -136,7 +136,7 @@ def visits(browser: webdriver.Chrome, site_server: str, built_site: BuiltSite) -
         url = site_server + built_site.url_of(page)
         browser.get(url)
         try:
-            state = WebDriverWait(browser, WAIT_S).until(
+            state = WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
                 lambda d: (s := d.execute_script(PAGE_STATE_JS))["settled"] and s
             )
         except TimeoutException:
@@ -199,7 +199,7 @@ def test_korean_search_finds_the_pages(browser: webdriver.Chrome, site_server: s
     search.click()
     search.send_keys(SEARCH_TERM)
     try:
-        items = WebDriverWait(browser, WAIT_S).until(
+        items = WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
             lambda d: d.find_elements(By.CSS_SELECTOR, ".md-search-result__item > a")
         )
     except TimeoutException:
@@ -222,7 +222,9 @@ def test_a_request_elsewhere_would_be_seen(browser: webdriver.Chrome, site_serve
     _requests(browser)
     browser.execute_script("const i = new Image(); i.src = 'https://example.org/tracker.png'; document.body.append(i);")
     seen: list[str] = []
-    WebDriverWait(browser, WAIT_S).until(lambda d: seen.extend(_requests(d)) or any(map(_leaves_the_site, seen)))
+    WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
+        lambda d: seen.extend(_requests(d)) or any(map(_leaves_the_site, seen))
+    )
     assert "https://example.org/tracker.png" in seen
 
 
