@@ -8,13 +8,14 @@ Everything trains a tiny model (H=8) on 20 synthetic sentence pairs, so the file
 * a checkpoint write that fails half way (at any of its three files) leaves no temporary file
   and the previous checkpoint intact; loading reads safetensors and JSON only (no pickle);
 * each kind of missing, corrupted, truncated or mismatched checkpoint gives one clear line and
-  exit code 2 from the CLI, and nothing on disk changes; so do Korean text, non-Latin letters
-  and a file on stdin that is not UTF-8.
+  exit code 2 from the CLI, and nothing on disk changes; so does a file on stdin that is not
+  UTF-8 (in this process and through the real entry point).
 
 Covered elsewhere, so not repeated here: the same seed gives bitwise-identical losses over two
-epochs (`test_train.py::test_same_seed_same_losses_bitwise`, every decoder), a changed config
-refuses to resume (`test_train.py`), unknown words, empty, whitespace-only and over-long
-sentences through the CLI (`test_cli.py::test_translate_bad_input_is_one_line_and_exit_2`).
+epochs (`test_train.py::test_same_seed_same_losses_bitwise`, every decoder); a changed config,
+or a directory without `checkpoint.json`, refuses to resume and an existing checkpoint is never
+overwritten (`test_train.py`); unknown words, empty, whitespace-only and over-long sentences and
+non-Latin letters through the CLI (`test_cli.py::test_translate_bad_input_is_one_line_and_exit_2`).
 """
 
 import io
@@ -222,19 +223,6 @@ def test_a_bad_checkpoint_gives_one_line_and_exit_2(kind: str, checkpoint_copy: 
     assert (files_of(checkpoint_copy) if checkpoint_copy.exists() else None) == before, "the checkpoint changed"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="train(resume=True) starts from scratch when checkpoint.json is missing, then overwrites the directory "
-    "and deletes the old weight files; it should refuse",
-)
-def test_resuming_without_checkpoint_json_is_refused(checkpoint_copy: Path):
-    (checkpoint_copy / "checkpoint.json").unlink()
-    before = files_of(checkpoint_copy)
-    with pytest.raises(UserError):
-        run(tiny_config(), checkpoint=checkpoint_copy, resume=True)
-    assert files_of(checkpoint_copy) == before
-
-
 def test_resuming_from_a_corrupted_checkpoint_is_a_user_error(checkpoint_copy: Path):
     _break("truncated-weights", checkpoint_copy)
     before = files_of(checkpoint_copy)
@@ -247,28 +235,6 @@ def test_a_good_sentence_translates(trained: Path, capsys: pytest.CaptureFixture
     code, out, err = _cli(["translate", "--checkpoint", str(trained), GOOD_SENTENCE, "il est grand ."], capsys)
     assert code == 0 and err == ""
     assert len(out.splitlines()) == 2
-
-
-NON_LATIN_DROPPED = pytest.mark.xfail(
-    strict=True,
-    reason="decode.prepare_sentences turns letters outside the Latin alphabet into spaces and translates what is "
-    "left ('Я устал.' -> '.'), with exit code 0; it should reject them",
-)
-BAD_SENTENCES = [
-    pytest.param(["안녕하세요"], r"sentence 1 is empty after normalisation: '안녕하세요'", id="korean"),
-    pytest.param(["Я устал."], r"sentence 1 .*(Latin|Я).*", id="cyrillic-with-a-period", marks=NON_LATIN_DROPPED),
-    pytest.param(["je suis 피곤 ."], r"sentence 1 .*(Latin|피곤).*", id="mixed-scripts", marks=NON_LATIN_DROPPED),
-]
-
-
-@pytest.mark.parametrize(("sentences", "pattern"), BAD_SENTENCES)
-def test_a_bad_sentence_gives_one_line_and_exit_2(
-    sentences: list[str], pattern: str, trained: Path, capsys: pytest.CaptureFixture
-):
-    code, out, err = _cli(["translate", "--checkpoint", str(trained), *sentences], capsys)
-    assert code == 2 and out == "", (code, out)
-    message = _one_error_line(err, "translate")
-    assert re.fullmatch(pattern, message), message
 
 
 def test_non_utf8_input_gives_one_line_and_exit_2(
