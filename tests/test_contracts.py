@@ -333,3 +333,101 @@ def test_cpu_and_cuda_give_the_same_outputs(kind: str, full_fp32):
     names = ("outputs", "hidden", "log_probs", "decoder_hidden", "attentions")[: len(on_cpu)]
     for name, a, b in zip(names, on_cpu, on_cuda, strict=True):
         assert (a - b).abs().max().item() <= 1e-5, f"{name}: CPU and CUDA differ by {(a - b).abs().max().item():.2e}"
+
+
+# The other public entry points that take tensors (translator, score functions, classifiers): each
+# wrong input raises one ValueError that names the argument and says what came ("got ...", or
+# where the parameters are for a module on the wrong device).
+def _seq2seq():
+    from seq2seq_attention.models import build_model
+
+    return build_model("bahdanau", V, V, hidden_size=H)
+
+
+def _classifier(kind: str):
+    from seq2seq_attention.classifier import build_classifier
+
+    return build_classifier(kind, V)
+
+
+def _greedy(source, lengths, model=None):
+    from seq2seq_attention.decode import greedy_decode
+
+    return greedy_decode(model or _seq2seq().eval(), source, lengths)
+
+
+def _scores():
+    from seq2seq_attention import AdditiveScore, DotScore, GeneralScore, ScaledDotScore, dot_score, scaled_dot_score
+
+    return {
+        "dot_score": dot_score,
+        "scaled_dot_score": scaled_dot_score,
+        "DotScore": DotScore(H),
+        "ScaledDotScore": ScaledDotScore(H),
+        "GeneralScore": GeneralScore(H),
+        "AdditiveScore": AdditiveScore(H),
+    }
+
+
+LENGTHS = torch.tensor([S, 2])
+OTHER_CASES: list[tuple[str, Callable[[], object], str]] = [
+    ("Seq2Seq-source-rank", lambda: _seq2seq()(_tokens(B, S, 1), LENGTHS), "source"),
+    ("Seq2Seq-source-dtype", lambda: _seq2seq()(torch.ones(B, S), LENGTHS), "source"),
+    ("Seq2Seq-lengths-size", lambda: _seq2seq()(_tokens(B, S), torch.tensor([S])), "lengths"),
+    ("Seq2Seq-lengths-dtype", lambda: _seq2seq()(_tokens(B, S), LENGTHS.float()), "lengths"),
+    ("Seq2Seq-target-dtype", lambda: _seq2seq()(_tokens(B, S), LENGTHS, torch.ones(B, T)), "target_tensor"),
+    ("Seq2Seq-target-batch", lambda: _seq2seq()(_tokens(B, S), LENGTHS, _tokens(B + 1, T)), "target_tensor"),
+    ("Seq2Seq-module-device", lambda: _seq2seq().to("meta")(_tokens(B, S), LENGTHS), "parameters are on meta"),
+    ("greedy_decode-source-rank", lambda: _greedy(_tokens(S), LENGTHS), "source"),
+    ("greedy_decode-source-dtype", lambda: _greedy(torch.ones(B, S), LENGTHS), "source"),
+    ("greedy_decode-lengths-size", lambda: _greedy(_tokens(B, S), torch.tensor([S, 2, 1])), "lengths"),
+    *[
+        (f"{kind}-input-rank", lambda kind=kind: _classifier(kind)(_tokens(B), LENGTHS), "input")
+        for kind in ("attention", "mean")
+    ],
+    *[
+        (f"{kind}-input-dtype", lambda kind=kind: _classifier(kind)(torch.ones(B, S), LENGTHS), "input")
+        for kind in ("attention", "mean")
+    ],
+    *[
+        (f"{kind}-lengths-size", lambda kind=kind: _classifier(kind)(_tokens(B, S), torch.tensor([S])), "lengths")
+        for kind in ("attention", "mean")
+    ],
+    *[
+        (f"{kind}-module-device", lambda kind=kind: _classifier(kind).to("meta")(_tokens(B, S), LENGTHS), "meta")
+        for kind in ("attention", "mean")
+    ],
+]
+for _name in ("dot_score", "scaled_dot_score", "DotScore", "ScaledDotScore", "GeneralScore", "AdditiveScore"):
+    OTHER_CASES += [
+        (f"{_name}-query-rank", lambda n=_name: _scores()[n](torch.randn(B, H), torch.randn(B, S, H)), "query"),
+        (
+            f"{_name}-keys-size",
+            lambda n=_name: _scores()[n](torch.randn(B, 1, H), torch.randn(B, S, H + 1)),
+            "keys|query and keys|one size",
+        ),
+        (
+            f"{_name}-keys-batch",
+            lambda n=_name: _scores()[n](torch.randn(B, 1, H), torch.randn(B + 1, S, H)),
+            "keys",
+        ),
+        (
+            f"{_name}-query-dtype",
+            lambda n=_name: _scores()[n](torch.ones(B, 1, H, dtype=torch.long), torch.randn(B, S, H)),
+            "query",
+        ),
+        (
+            f"{_name}-keys-device",
+            lambda n=_name: _scores()[n](torch.randn(B, 1, H), torch.randn(B, S, H, device="meta")),
+            "device",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(("call", "names"), [c[1:] for c in OTHER_CASES], ids=[c[0] for c in OTHER_CASES])
+def test_other_entry_points_raise_one_clear_value_error(call: Callable[[], object], names: str):
+    with pytest.raises(ValueError) as caught:
+        call()
+    message = str(caught.value)
+    says_what_came = "got" in message or "parameters are on" in message
+    assert re.search(names, message) and says_what_came, f"unclear message: {message!r}"
