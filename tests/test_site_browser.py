@@ -23,7 +23,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 from selenium import webdriver
@@ -188,6 +188,14 @@ def _pages_with_term(built_site: BuiltSite, term: str) -> tuple[set[str], set[st
     return anywhere, token_start
 
 
+def _final_results(driver: webdriver.Chrome, term: str) -> list:
+    """The result links once they answer `term` itself, not a prefix typed on the way (어, 어텐)."""
+    items = driver.find_elements(By.CSS_SELECTOR, ".md-search-result__item > a")
+    hrefs = [item.get_attribute("href") or "" for item in items]
+    highlights = {parse_qs(urlsplit(href).query).get("h", [""])[0] for href in hrefs} - {""}
+    return items if highlights == {term} else []
+
+
 def test_korean_search_finds_the_pages(browser: webdriver.Chrome, site_server: str, built_site: BuiltSite):
     anywhere, expected = _pages_with_term(built_site, SEARCH_TERM)
     assert expected, f"no page of the site has the word {SEARCH_TERM}"
@@ -199,9 +207,7 @@ def test_korean_search_finds_the_pages(browser: webdriver.Chrome, site_server: s
     search.click()
     search.send_keys(SEARCH_TERM)
     try:
-        items = WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
-            lambda d: d.find_elements(By.CSS_SELECTOR, ".md-search-result__item > a")
-        )
+        items = WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(lambda d: _final_results(d, SEARCH_TERM))
     except TimeoutException:
         meta = browser.find_element(By.CSS_SELECTOR, ".md-search-result__meta").get_attribute("textContent")
         pytest.fail(f"searching {SEARCH_TERM} showed no result within {WAIT_S} s (search says: {meta!r})")
