@@ -1,5 +1,6 @@
 """`seq2seq-attention train` and `translate`: help, the packaged checkpoint, one-line errors with exit code 2."""
 
+import io
 import json
 import shutil
 import subprocess
@@ -128,3 +129,10 @@ def test_console_script_runs_as_a_process():
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().count("\n") == 0 and "xylophoniste" in result.stderr
+
+
+def test_translate_reads_stdin(capsys, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("je suis fatigue .\nil est jeune .\n"))
+    code, out, err = run(capsys, "translate")
+    assert code == 0, err
+    assert len(out.splitlines()) == 2

@@ -168,3 +168,9 @@ def test_loader_batches_need_no_padding():
     batches = list(loader)
     assert sum(b.source.size(0) for b in batches) == 3
     assert all(bool(b.source_mask.all()) for b in batches)
+
+
+def test_load_pairs_is_cached_but_returns_new_lists():
+    first = load_pairs()
+    first.clear()
+    assert len(load_pairs()) == 5318

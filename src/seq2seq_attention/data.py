@@ -7,6 +7,7 @@ held-out split, build one `Vocabulary` per language from the training split, and
 sentences into padded, length-bucketed batches.
 """
 
+import functools
 import lzma
 import re
 import unicodedata
@@ -136,9 +137,20 @@ def load_pairs(
         path: the corpus file; the bundled one by default.
 
     Returns:
-        (French, English) pairs in file order.
+        (French, English) pairs in file order. The bundled corpus is read once per process
+        and parameter set; later calls get a new list of the same pairs.
     """
-    prefixes = tuple(prefixes)
+    if path is None:
+        return list(_bundled_pairs(max_words, tuple(prefixes)))
+    return _read_pairs(path, max_words, tuple(prefixes))
+
+
+@functools.lru_cache(maxsize=4)
+def _bundled_pairs(max_words: int, prefixes: tuple[str, ...]) -> tuple[Pair, ...]:
+    return tuple(_read_pairs(CORPUS_PATH, max_words, prefixes))
+
+
+def _read_pairs(path: str | Path, max_words: int, prefixes: tuple[str, ...]) -> list[Pair]:
     pairs = []
     for english, french in read_lines(path):
         target = normalize_string(english)
