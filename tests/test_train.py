@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch import nn
 
 from seq2seq_attention.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
@@ -266,3 +268,32 @@ def test_training_never_loses_an_existing_checkpoint(tmp_path: Path):
     result = train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", resume=True, progress=False, log=quiet)
     assert len(result.history) == 1  # resuming from nothing starts afresh
     train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", overwrite=True, progress=False, log=quiet)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    decoder=st.sampled_from(sorted(DECODERS)),
+    B=st.integers(1, 4),
+    S=st.integers(1, 6),
+    T=st.integers(1, 5),
+    H=st.integers(1, 9),
+    V_src=st.integers(5, 12),
+    V=st.integers(5, 12),
+    data=st.data(),
+)
+def test_seq2seq_shapes_and_masks_property(decoder, B, S, T, H, V_src, V, data):
+    torch.manual_seed(0)
+    model = build_model(decoder, V_src, V, hidden_size=H).eval()
+    lengths = torch.tensor(data.draw(st.lists(st.integers(1, S), min_size=B, max_size=B)))
+    source = torch.randint(4, V_src, (B, S))
+    source[torch.arange(S).unsqueeze(0) >= lengths.unsqueeze(1)] = PAD_IDX  # (B, S)
+    target = torch.randint(4, V, (B, T))
+    log_probs, attentions = model(source, lengths, target)
+    assert log_probs.shape == (B, T, V) and torch.isfinite(log_probs).all()
+    if attentions is not None:
+        real = torch.arange(S).unsqueeze(0) < lengths.unsqueeze(1)  # (B, S)
+        assert attentions.shape == (B, T, S)
+        assert torch.allclose(attentions.sum(-1), torch.ones(B, T), atol=1e-5)
+        assert torch.all(attentions.masked_select(~real.unsqueeze(1).expand(B, T, S)) == 0)
+    tokens, _ = greedy_decode(model, source, lengths, max_length=T)
+    assert tokens.shape[0] == B and 1 <= tokens.shape[1] <= T
