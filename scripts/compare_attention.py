@@ -1,0 +1,285 @@
+"""Train seq2seq (gru), dot-product (luong) and Bahdanau translators with one budget and compare them.
+
+Every model gets the same data (the seed's filtered Tatoeba pairs, training split), the same
+settings and the same wall-clock budget; each is then scored on the held-out split with
+corpus BLEU (sacrebleu) and exact match. Writes, under --out:
+
+* `results.md` and `results.json`: one table (BLEU, exact match, training time, parameters,
+  epochs) and the exact command;
+* `logs/<decoder>.log`: the per-epoch log lines;
+* `checkpoints/<decoder>/`: the trained attention models (weights + JSON, no optimizer state);
+* `heatmap_<n>.png`: the attention of the Bahdanau and the dot-product model, side by side,
+  for real held-out sentences (also copied to --figures for the site).
+
+Example (the run committed in results/attention/):
+
+    python scripts/compare_attention.py --epochs 30 --time-budget 240 --hidden-size 128 --batch-size 64 \
+        --learning-rate 0.002 --threads 1
+"""
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from tqdm.auto import tqdm
+
+from seq2seq_attention.checkpoint import save_checkpoint
+from seq2seq_attention.data import collate, load_pairs, split_pairs
+from seq2seq_attention.decode import greedy_decode
+from seq2seq_attention.evaluate import evaluate
+from seq2seq_attention.plotting import plot_attention, save_figure, sentence_attention
+from seq2seq_attention.scores import DECODER_SCORES
+from seq2seq_attention.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.train import TrainConfig, train
+
+DECODER_NAMES = {
+    "gru": "seq2seq (no attention)",
+    "luong": "dot-product (Luong)",
+    "bahdanau": "additive (Bahdanau)",
+}
+ATTENTION_DECODERS = ("bahdanau", "luong")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--decoders", nargs="+", default=list(DECODER_NAMES), choices=list(DECODER_NAMES))
+    parser.add_argument("--time-budget", type=float, default=240.0, help="training seconds per model")
+    parser.add_argument("--epochs", type=int, default=30, help="at most this many epochs per model")
+    parser.add_argument("--hidden-size", type=int, default=128)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--teacher-forcing-ratio", type=float, default=1.0)
+    parser.add_argument(
+        "--seeds", type=int, nargs="+", default=[0], help="one run per seed; checkpoints and heatmaps use the first"
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch.set_num_threads; on a shared 2-core machine 1 thread was ~30x faster than 2 (no spinning)",
+    )
+    parser.add_argument("--heatmaps", type=int, default=4, help="held-out sentences to draw")
+    parser.add_argument("--out", type=Path, default=Path("results/attention"))
+    parser.add_argument("--figures", type=Path, default=Path("docs/assets/figures/attention"))
+    parser.add_argument("--no-progress", action="store_true")
+    return parser.parse_args(argv)
+
+
+def heatmap_sentences(test_pairs, vocabs, count: int) -> list:
+    """The first `count` distinct held-out French sentences (in split order) of 5-6 words, all in the vocabulary."""
+    chosen, seen = [], set()
+    for pair in test_pairs:
+        words = pair.source.split()
+        if pair.source not in seen and 5 <= len(words) <= 6 and all(w in vocabs.source.word2index for w in words):
+            chosen.append(pair)
+            seen.add(pair.source)
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+@torch.no_grad()
+def attention_statistics(result, test_pairs) -> dict | None:
+    """How peaked the greedy-decoding attention is on the held-out sources: mean largest weight and entropy."""
+    if DECODER_SCORES[result.model.config["decoder"]] is None:
+        return None
+    sources = sorted({pair.source for pair in test_pairs})
+    encoded = [result.vocabs.source.encode(source, unknown="unk") for source in sources]
+    batch = collate([(indices, [EOS_IDX]) for indices in encoded])
+    tokens, attentions = greedy_decode(result.model, batch.source, batch.lengths)  # (B, T), (B, T, S)
+    real = tokens != PAD_IDX  # (B, T): steps up to and with <eos>
+    rows = attentions[real]  # (N, S): one distribution per generated word
+    entropy = -(rows * rows.clamp_min(1e-12).log()).sum(-1)  # (N,)
+    return {
+        "words": int(real.sum()),
+        "mean_max_weight": round(rows.max(-1).values.mean().item(), 4),
+        "mean_entropy_nats": round(entropy.mean().item(), 4),
+    }
+
+
+def summarise(decoder: str, runs: list[dict]) -> dict:
+    """One table row: the mean (and spread) over the seeds' runs of one decoder."""
+
+    def mean(key: str) -> float:
+        return statistics.fmean(r[key] for r in runs)
+
+    def spread(key: str) -> float:
+        return statistics.stdev(r[key] for r in runs) if len(runs) > 1 else 0.0
+
+    row = {
+        "decoder": decoder,
+        "model": DECODER_NAMES[decoder],
+        "score": DECODER_SCORES[decoder],
+        "parameters": runs[0]["parameters"],
+        "seeds": [r["seed"] for r in runs],
+        "epochs": [r["epochs"] for r in runs],
+        "train_seconds": round(mean("train_seconds"), 1),
+        "bleu": round(mean("bleu"), 2),
+        "bleu_std": round(spread("bleu"), 2),
+        "bleu_per_seed": [r["bleu"] for r in runs],
+        "exact_match": round(mean("exact_match"), 4),
+        "exact_match_std": round(spread("exact_match"), 4),
+        "bleu_signature": runs[0]["bleu_signature"],
+    }
+    if runs[0]["attention"] is not None:
+        row["mean_max_weight"] = round(statistics.fmean(r["attention"]["mean_max_weight"] for r in runs), 3)
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    command = "python scripts/compare_attention.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "logs").mkdir(exist_ok=True)
+    load_at_start = os.getloadavg()
+
+    pairs = load_pairs()
+    train_pairs, test_pairs = split_pairs(pairs)
+    print(f"{len(pairs)} pairs: {len(train_pairs)} train, {len(test_pairs)} held out", flush=True)
+
+    runs, models = [], {}
+    jobs = [(seed, decoder) for seed in args.seeds for decoder in args.decoders]
+    for seed, decoder in tqdm(jobs, desc="models", unit="model", disable=args.no_progress):
+        config = TrainConfig(
+            decoder=decoder,
+            hidden_size=args.hidden_size,
+            batch_size=args.batch_size,
+            learning_rate=args.learning_rate,
+            epochs=args.epochs,
+            teacher_forcing_ratio=args.teacher_forcing_ratio,
+            seed=seed,
+            time_budget=args.time_budget,
+        )
+        lines: list[str] = []
+
+        def log(line: str, lines=lines, tag=f"{decoder} seed {seed}") -> None:
+            lines.append(line)
+            tqdm.write(f"[{tag}] {line}")
+
+        tic = time.perf_counter()
+        result = train(config, pairs=pairs, progress=not args.no_progress, log=log)
+        train_seconds = time.perf_counter() - tic
+        tic = time.perf_counter()
+        scores = evaluate(result.model, result.vocabs, test_pairs)
+        eval_seconds = time.perf_counter() - tic
+        (args.out / "logs" / f"{decoder}-seed{seed}.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        run = {
+            "decoder": decoder,
+            "seed": seed,
+            "parameters": sum(p.numel() for p in result.model.parameters()),
+            "epochs": len(result.history),
+            "train_seconds": round(train_seconds, 1),
+            "eval_seconds": round(eval_seconds, 1),
+            "final_train_loss": round(result.history[-1]["loss"], 4),
+            "final_heldout_loss": round(result.history[-1]["test_loss"], 4),
+            "bleu": round(scores.bleu, 2),
+            "exact_match": round(scores.exact_match, 4),
+            "bleu_signature": scores.signature,
+            "attention": attention_statistics(result, test_pairs),
+            "samples": [
+                {"source": s, "reference": r, "hypothesis": h}
+                for s, r, h in list(zip(scores.sources, scores.references, scores.hypotheses, strict=True))[:8]
+            ],
+        }
+        runs.append(run)
+        tqdm.write(
+            f"[{decoder} seed {seed}] BLEU {run['bleu']:.2f}, exact match {run['exact_match']:.3f}, "
+            f"{run['epochs']} epochs in {run['train_seconds']:.0f} s, {run['parameters']:,} parameters"
+        )
+        if seed == args.seeds[0]:
+            models[decoder] = result
+            if decoder in ATTENTION_DECODERS:
+                training = {"config": vars(config), "epoch": run["epochs"], "history": result.history}
+                training["evaluation"] = {k: run[k] for k in ("bleu", "exact_match", "bleu_signature")}
+                save_checkpoint(args.out / "checkpoints" / decoder, result.model, result.vocabs, training=training)
+    rows = [summarise(decoder, [r for r in runs if r["decoder"] == decoder]) for decoder in args.decoders]
+
+    heatmaps = []
+    drawn = [d for d in ATTENTION_DECODERS if d in models]
+    if drawn:
+        vocabs = models[drawn[0]].vocabs  # every model built its vocabularies from the same training split
+        args.figures.mkdir(parents=True, exist_ok=True)
+        for number, pair in enumerate(heatmap_sentences(test_pairs, vocabs, args.heatmaps), start=1):
+            figure = Figure(figsize=(5.2 * len(drawn), 4.6), layout="constrained")
+            FigureCanvasAgg(figure)
+            entry = {"source": pair.source, "reference": pair.target, "file": f"heatmap_{number}.png"}
+            for ax, decoder in zip(figure.subplots(1, len(drawn), squeeze=False)[0], drawn, strict=True):
+                result = models[decoder]
+                source_words, output_words, weights = sentence_attention(result.model, result.vocabs, pair.source)
+                plot_attention(weights, source_words, output_words, title=DECODER_NAMES[decoder], ax=ax)
+                entry[decoder] = {"translation": " ".join(output_words), "weights": weights.tolist()}
+            path = save_figure(figure, args.out / entry["file"])
+            shutil.copyfile(path, args.figures / entry["file"])
+            heatmaps.append(entry)
+
+    document = {
+        "command": command,
+        "machine": (
+            f"shared, loaded 2-core CPU machine ({platform.machine()}, load average {load_at_start[0]:.1f} at start); "
+            f"torch {torch.__version__}, {torch.get_num_threads()} threads"
+        ),
+        "data": {"pairs": len(pairs), "train": len(train_pairs), "held_out": len(test_pairs)},
+        "settings": {k: v for k, v in vars(args).items() if k not in ("out", "figures", "no_progress")},
+        "models": rows,
+        "runs": runs,
+        "heatmaps": heatmaps,
+    }
+    (args.out / "results.json").write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (args.out / "results.md").write_text(markdown(document), encoding="utf-8")
+    print(markdown(document))
+    return 0
+
+
+def markdown(document: dict) -> str:
+    seeds = document["settings"]["seeds"]
+    spread = len(seeds) > 1
+    lines = [
+        "| model | score | parameters | epochs | training time (s) | held-out BLEU | exact match | mean max weight |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in document["models"]:
+        bleu = f"{row['bleu']:.2f}" + (f" ± {row['bleu_std']:.2f}" if spread else "")
+        exact = f"{row['exact_match']:.3f}" + (f" ± {row['exact_match_std']:.3f}" if spread else "")
+        epochs = "/".join(str(e) for e in sorted(set(row["epochs"])))
+        peak = f"{row['mean_max_weight']:.3f}" if "mean_max_weight" in row else "-"
+        lines.append(
+            f"| {row['model']} | {row['score'] or '-'} | {row['parameters']:,} | {epochs} | "
+            f"{row['train_seconds']:.0f} | {bleu} | {exact} | {peak} |"
+        )
+    data = document["data"]
+    per_seed = "; ".join(
+        f"{row['decoder']} " + ", ".join(f"{b:.2f}" for b in row["bleu_per_seed"]) for row in document["models"]
+    )
+    lines += [
+        "",
+        f"Mean over seeds {', '.join(map(str, seeds))}" + (" (± sample standard deviation)" if spread else "") + ".",
+        f"BLEU per seed: {per_seed}.",
+        f"Held-out split: {data['held_out']} pairs (`zlib.crc32(french) % 10 == 0`), trained on {data['train']}.",
+        f"BLEU: sacrebleu corpus BLEU, `{document['models'][0]['bleu_signature']}`.",
+        "Mean max weight: the largest attention weight of each generated word, averaged over the greedy "
+        "translations of the distinct held-out sources (1 = all weight on one source word).",
+        f"Timings: {document['machine']}.",
+        "",
+        "Command:",
+        "",
+        "```bash",
+        document["command"],
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
