@@ -63,7 +63,7 @@ def test_translate_with_the_packaged_checkpoint(capsys):
         ("", "sentence 1 is empty"),
         ("   ", "sentence 1 is empty"),
         ("je suis tres tres tres tres fatigue .", "has 8 words"),
-        ("我很累", "sentence 1 is empty after normalisation"),
+        ("我很累", "letters outside the Latin alphabet (很我累)"),
         ("Я устал.", "letters outside the Latin alphabet"),
         ("je suis 피곤 .", "letters outside the Latin alphabet (곤피)"),
     ],
@@ -73,6 +73,17 @@ def test_translate_bad_input_is_one_line_and_exit_2(sentence: str, message: str,
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("seq2seq-attention translate: error: ")
     assert message in err
+
+
+def test_translate_reads_stdin_and_skips_blank_lines(capsys, monkeypatch: pytest.MonkeyPatch):
+    import io
+    import sys
+
+    text = "je suis fatigue .\n\nil est grand .\n\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8"))
+    code, out, err = run(capsys, "translate")
+    assert code == 0 and err == ""
+    assert len(out.splitlines()) == 2
 
 
 def test_translate_bad_checkpoint(tmp_path: Path, capsys):

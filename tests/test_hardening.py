@@ -240,16 +240,8 @@ def test_a_good_sentence_translates(trained: Path, capsys: pytest.CaptureFixture
     "errors",
     [
         pytest.param("strict", id="utf8-locale"),
-        pytest.param(
-            "surrogateescape",
-            id="c-locale-or-utf8-mode",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="under LC_ALL=C/C.UTF-8 (or python -X utf8) sys.stdin decodes with surrogateescape: the bad "
-                "byte silently vanishes and the error blames an unknown word 'fatigu'; translator_cli should decode "
-                "sys.stdin.buffer itself and say the input is not UTF-8",
-            ),
-        ),
+        # Under LC_ALL=C (or python -X utf8) sys.stdin decodes with surrogateescape: the CLI must read the bytes.
+        pytest.param("surrogateescape", id="c-locale-or-utf8-mode"),
     ],
 )
 def test_non_utf8_input_gives_one_line_and_exit_2(

@@ -77,15 +77,17 @@ def prepare_sentences(
     for number, sentence in enumerate(sentences, start=1):
         if not isinstance(sentence, str):
             raise UserError(f"sentence {number} must be a string, got {type(sentence).__name__}")
-        normalized = normalize_string(sentence).strip()
-        if not normalized:
-            raise UserError(f"sentence {number} is empty after normalisation: {sentence!r}")
+        if any("\udc80" <= c <= "\udcff" for c in sentence):
+            raise UserError(f"sentence {number} is not valid UTF-8 text: {sentence!r}")
         foreign = sorted({c for c in sentence if c.isalpha() and not unicodedata.name(c, "").startswith("LATIN ")})
         if foreign:
             raise UserError(
                 f"sentence {number} has letters outside the Latin alphabet ({''.join(foreign)}) in {sentence!r}; "
                 "the model reads French"
             )
+        normalized = normalize_string(sentence).strip()
+        if not normalized:
+            raise UserError(f"sentence {number} is empty after normalisation: {sentence!r}")
         words = normalized.split()
         if len(words) > max_words:
             raise UserError(

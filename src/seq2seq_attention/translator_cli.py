@@ -122,12 +122,31 @@ def vars_of(config: TrainConfig) -> dict:
     return {name: getattr(config, name) for name in config.__dataclass_fields__}
 
 
+def _read_stdin() -> str:
+    """Standard input as UTF-8 text, decoded here so that a bad byte is an error, whatever the locale.
+
+    Python decodes `sys.stdin` with `surrogateescape` in the C locale, where a Latin-1 byte would
+    silently vanish from a word; reading the bytes ourselves makes every locale behave alike.
+    """
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:
+        return sys.stdin.read()
+    data = buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UserError(
+            f"standard input is not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}); "
+            "convert it first, e.g. iconv -f latin1 -t utf-8"
+        ) from None
+
+
 def run_translate(args: argparse.Namespace) -> int:
     checkpoint_dir = Path(args.checkpoint) if args.checkpoint else default_checkpoint()
     checkpoint = load_checkpoint(checkpoint_dir, _device(args.device))
     sentences = list(args.sentences)
     if not sentences:
-        sentences = [line.rstrip("\n") for line in sys.stdin]
+        sentences = [line for line in _read_stdin().splitlines() if line.strip()]
     max_words = int(checkpoint.training.get("config", {}).get("max_words", MAX_WORDS))
     translations = translate(
         checkpoint.model, checkpoint.vocabs, sentences, max_words=max_words, max_length=args.max_length
