@@ -1,0 +1,71 @@
+"""scripts/compare_attention.py: the sentence choice, the per-seed summary and the markdown table."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from seq2seq_attention.data import Pair, build_vocabularies
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "compare_attention.py"
+
+
+@pytest.fixture(scope="module")
+def compare():
+    spec = importlib.util.spec_from_file_location("compare_attention", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(decoder, seed, bleu, exact, peak=None):
+    return {
+        "decoder": decoder,
+        "seed": seed,
+        "parameters": 100,
+        "epochs": 30,
+        "train_seconds": 10.0 + seed,
+        "bleu": bleu,
+        "exact_match": exact,
+        "bleu_signature": "sig",
+        "attention": None if peak is None else {"mean_max_weight": peak},
+    }
+
+
+def test_heatmap_sentences_are_distinct_known_and_five_or_six_words(compare):
+    train = [Pair("je suis tres tres fatigue .", "i m very tired ."), Pair("il est la .", "he s here .")]
+    vocabs = build_vocabularies(train)
+    test = [
+        Pair("il est la .", "he s here ."),  # 4 words: too short
+        Pair("je suis tres fatigue .", "i m very tired ."),
+        Pair("je suis tres fatigue .", "i am very tired ."),  # the same French again
+        Pair("je suis tres malade .", "i m very sick ."),  # 'malade' is unknown
+        Pair("il est tres fatigue .", "he s very tired ."),
+    ]
+    chosen = compare.heatmap_sentences(test, vocabs, 5)
+    assert [p.source for p in chosen] == ["je suis tres fatigue .", "il est tres fatigue ."]
+    assert compare.heatmap_sentences(test, vocabs, 1) == chosen[:1]
+
+
+def test_summary_is_the_mean_over_seeds_and_the_table_says_so(compare):
+    runs = [run("luong", 0, 47.0, 0.30, 0.9), run("luong", 1, 49.0, 0.34, 0.8)]
+    row = compare.summarise("luong", runs)
+    assert row["bleu"] == 48.0 and row["bleu_per_seed"] == [47.0, 49.0]
+    assert row["bleu_std"] == pytest.approx(1.41, abs=0.01)
+    assert row["exact_match"] == pytest.approx(0.32)
+    assert row["mean_max_weight"] == pytest.approx(0.85)
+    assert row["score"] == "dot" and row["seeds"] == [0, 1]
+    gru = compare.summarise("gru", [run("gru", 0, 45.0, 0.3), run("gru", 1, 46.0, 0.31)])
+    assert "mean_max_weight" not in gru
+    document = {
+        "command": "python scripts/compare_attention.py --seeds 0 1",
+        "machine": "test machine",
+        "data": {"pairs": 3, "train": 2, "held_out": 1},
+        "settings": {"seeds": [0, 1]},
+        "models": [gru, row],
+    }
+    table = compare.markdown(document)
+    assert "| dot-product (Luong) | dot | 100 | 30 | 10 | 48.00 ± 1.41 | 0.320 ± 0.028 | 0.850 |" in table
+    assert "| seq2seq (no attention) | - |" in table and "| - |" in table.splitlines()[2]
+    assert "python scripts/compare_attention.py --seeds 0 1" in table
+    assert "BLEU per seed: gru 45.00, 46.00; luong 47.00, 49.00." in table
