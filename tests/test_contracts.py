@@ -431,3 +431,24 @@ def test_other_entry_points_raise_one_clear_value_error(call: Callable[[], objec
     message = str(caught.value)
     says_what_came = "got" in message or "parameters are on" in message
     assert re.search(names, message) and says_what_came, f"unclear message: {message!r}"
+
+
+@pytest.mark.parametrize("kind", ["attention", "bahdanau", "luong", "gru"])
+def test_a_float64_input_to_a_float32_module_is_one_clear_value_error(kind: str):
+    keys = torch.randn(B, S, H, dtype=torch.float64)
+    if kind == "attention":
+        call = lambda: BahdanauAttention(H)(torch.randn(B, 1, H, dtype=torch.float64), keys)  # noqa: E731
+        name = "query"
+    else:
+        decoder = {"bahdanau": AttnDecoderRNN, "luong": LuongAttnDecoderRNN, "gru": DecoderRNN}[kind](H, V)
+        call = lambda: decoder(keys, torch.randn(1, B, H, dtype=torch.float64))  # noqa: E731
+        name = "encoder_outputs"
+    with pytest.raises(ValueError, match=rf"^{name} is torch.float64 but \w+'s parameters are torch.float32"):
+        call()
+
+
+def test_autocast_inputs_pass_the_dtype_check():
+    attention = BahdanauAttention(H)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        context, weights = attention(torch.randn(B, 1, H).bfloat16(), torch.randn(B, S, H).bfloat16())
+    assert context.shape == (B, 1, H) and weights.shape == (B, 1, S)

@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_module_device, check_same_device, check_tensor
+from .checks import check_module_device, check_module_dtype, check_same_device, check_tensor
 
 
 # --8<-- [start:masked_softmax]
@@ -107,3 +107,5 @@ class BahdanauAttention(nn.Module):
             check_tensor("proj_keys", proj_keys, ("B", "S", "H"), {**sizes, "H": self.hidden_size}, dtype="float")
         device = check_same_device(query=query, keys=keys, mask=mask, proj_keys=proj_keys)
         check_module_device(self, device, "query and keys")
+        check_module_dtype(self, query, "query")
+        check_module_dtype(self, keys, "keys")

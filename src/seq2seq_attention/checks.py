@@ -91,6 +91,21 @@ def check_module_device(module: torch.nn.Module, device: torch.device, what: str
         )
 
 
+def check_module_dtype(module: torch.nn.Module, tensor: torch.Tensor, name: str) -> None:
+    """Check that a floating-point input has the dtype of the module's parameters.
+
+    Skipped under autocast, where mixed dtypes are the point.
+    """
+    param = next(module.parameters(), None)
+    if param is None or torch.is_autocast_enabled(tensor.device.type):
+        return
+    if tensor.dtype != param.dtype:
+        raise ValueError(
+            f"{name} is {tensor.dtype} but {type(module).__name__}'s parameters are {param.dtype}; "
+            f"convert one of them (module.to({tensor.dtype}) or {name}.to({param.dtype}))"
+        )
+
+
 def check_indices(name: str, tensor: torch.Tensor, vocab_size: int) -> None:
     """Check that every token index is in ``[0, vocab_size)``."""
     if tensor.numel() and (int(tensor.min()) < 0 or int(tensor.max()) >= vocab_size):

@@ -5,7 +5,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .attention import BahdanauAttention, masked_softmax
-from .checks import check_indices, check_module_device, check_same_device, check_tensor
+from .checks import check_indices, check_module_device, check_module_dtype, check_same_device, check_tensor
 from .scores import DECODER_SCORES, build_score
 from .tokens import PAD_IDX, SOS_IDX
 
@@ -140,6 +140,8 @@ class StepDecoder(nn.Module):
             source_mask=source_mask,
         )
         check_module_device(self, device, "the encoder outputs")
+        check_module_dtype(self, encoder_outputs, "encoder_outputs")
+        check_module_dtype(self, encoder_hidden, "encoder_hidden")
 
 
 class DecoderRNN(StepDecoder):
