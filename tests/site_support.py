@@ -1,5 +1,6 @@
 """What the site tests share: where the repository is, and a built site (see `conftest.py`)."""
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ class BuiltSite:
 
 
 def site_url_path() -> str:
-    match = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), flags=re.M)
-    path = urlsplit(match.group(1)).path if match else "/"
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    match = re.search(r"^site_url:\s*(?:!ENV\s*\[\s*\w+\s*,\s*)?[\"']?([^\s\"'\]]+)", config, flags=re.M)
+    path = urlsplit(os.environ.get("SITE_URL") or (match.group(1) if match else "/")).path
     return path if path.endswith("/") else path + "/"
