@@ -8,7 +8,29 @@ import os
 
 import torch
 
+from .errors import UserError
+
 DEVICE_ENV = "SEQ2SEQ_ATTENTION_DEVICE"
+
+
+def parse_device(name: str | None, where: str = "--device") -> torch.device:
+    """Turn a device name (``cpu``, ``cuda``, ``cuda:1``) into a device that exists here.
+
+    An empty name (no `--device` given) means `pick_device()`.
+
+    Raises:
+        UserError: the name is not a device, or asks for CUDA on a machine without it;
+            the message names `where` the name came from.
+    """
+    if not name or not name.strip():
+        return pick_device()
+    try:
+        device = torch.device(name.strip())
+    except RuntimeError:
+        raise UserError(f"{where} {name!r} is not a device name (cpu, cuda, cuda:1)") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise UserError(f"{where} {name!r} asks for CUDA, but torch.cuda.is_available() is False")
+    return device
 
 
 def pick_device() -> torch.device:
@@ -19,16 +41,10 @@ def pick_device() -> torch.device:
     to execute every spec fence once per device.
 
     Raises:
-        RuntimeError: the variable asks for CUDA on a machine without it, or names
+        UserError: the variable asks for CUDA on a machine without it, or names
             something that is not a device.
     """
     wanted = os.environ.get(DEVICE_ENV, "").strip()
     if not wanted:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        device = torch.device(wanted)
-    except RuntimeError as error:
-        raise RuntimeError(f"{DEVICE_ENV}={wanted!r} is not a device name (cpu, cuda, cuda:1)") from error
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError(f"{DEVICE_ENV}={wanted!r} asks for CUDA, but torch.cuda.is_available() is False")
-    return device
+    return parse_device(wanted, where=DEVICE_ENV)

@@ -18,22 +18,9 @@ from .classifier import (
     save_classifier,
     train_classifier,
 )
-from .device import pick_device
+from .device import parse_device
 from .errors import UserError
 from .sentiment import SOURCES, Example, prepare_data, tokenize
-
-
-def choose_device(name: str | None) -> torch.device:
-    """`--device` if given (``cpu``, ``cuda``), otherwise `pick_device()`."""
-    if name is None:
-        return pick_device()
-    try:
-        device = torch.device(name)
-    except RuntimeError as error:
-        raise UserError(f"--device {name!r} is not a device name (cpu, cuda, cuda:1)") from error
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise UserError(f"--device {name!r} asks for CUDA, but torch.cuda.is_available() is False")
-    return device
 
 
 def run_training(
@@ -156,7 +143,7 @@ def _train(args: argparse.Namespace) -> int:
         epochs=args.epochs,
         batch_size=args.batch_size,
         lr=args.lr,
-        device=choose_device(args.device),
+        device=parse_device(args.device),
         checkpoint=args.out,
         log=tqdm.write,
     )

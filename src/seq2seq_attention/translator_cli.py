@@ -11,7 +11,7 @@ from .checkpoint import load_checkpoint, save_checkpoint
 from .data import MAX_WORDS, load_pairs, split_pairs
 from .decode import translate
 from .decoder import MAX_LENGTH
-from .device import pick_device
+from .device import parse_device
 from .errors import UserError
 from .evaluate import evaluate
 from .models import DECODERS
@@ -26,18 +26,6 @@ DEFAULT_PRETRAINED = "bahdanau"
 def default_checkpoint() -> Path:
     """The packaged checkpoint that `translate` loads when `--checkpoint` is not given."""
     return PRETRAINED_DIR / DEFAULT_PRETRAINED
-
-
-def _device(name: str | None) -> torch.device:
-    if not name:
-        return pick_device()
-    try:
-        device = torch.device(name)
-    except RuntimeError as error:
-        raise UserError(f"--device {name!r} is not a device name (cpu, cuda, cuda:1)") from error
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise UserError(f"--device {name} asks for CUDA, but this machine has none")
-    return device
 
 
 def _positive(kind: type):
@@ -80,7 +68,7 @@ def run_train(args: argparse.Namespace) -> int:
         max_words=args.max_words,
         time_budget=args.time_budget,
     )
-    device = _device(args.device)
+    device = parse_device(args.device)
     pairs = load_pairs(config.max_words)
     train_pairs, test_pairs = split_pairs(pairs)
     print(
@@ -143,7 +131,7 @@ def _read_stdin() -> str:
 
 def run_translate(args: argparse.Namespace) -> int:
     checkpoint_dir = Path(args.checkpoint) if args.checkpoint else default_checkpoint()
-    checkpoint = load_checkpoint(checkpoint_dir, _device(args.device))
+    checkpoint = load_checkpoint(checkpoint_dir, parse_device(args.device))
     sentences = list(args.sentences)
     if not sentences:
         sentences = [line for line in _read_stdin().splitlines() if line.strip()]
