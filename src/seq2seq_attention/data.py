@@ -364,6 +364,8 @@ def pad_sequences(sequences: Sequence[Sequence[int]]) -> tuple[torch.Tensor, tor
         returns: (B, L) long, and (B,) long lengths, L the longest sequence.
     """
     lengths = torch.tensor([len(s) for s in sequences], dtype=torch.long)  # (B,)
+    if bool((lengths == lengths[0]).all()):  # a length bucket: nothing to pad, one tensor call
+        return torch.tensor([list(s) for s in sequences], dtype=torch.long), lengths  # (B, L), (B,)
     padded = torch.full((len(sequences), int(lengths.max())), PAD_IDX, dtype=torch.long)  # (B, L)
     for row, sequence in enumerate(sequences):
         padded[row, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)

@@ -1,0 +1,214 @@
+"""The fast training path, the learning-rate schedule, beam search and the seeds' loops (issue 6), on tiny models."""
+
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks.run import epoch_flops, forward_flops
+from benchmarks.seed_loops import MAX_LENGTH, PerSentenceTrainer, TutorialTrainer, pad_to_max_length
+from seq2seq_attention.data import collate
+from seq2seq_attention.decode import beam_search_decode, greedy_decode, translate
+from seq2seq_attention.errors import UserError
+from seq2seq_attention.models import build_model
+from seq2seq_attention.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.train import (
+    TrainConfig,
+    _check_resumable,
+    fused_bahdanau_log_probs,
+    learning_rate_at,
+    make_criterion,
+    make_optimizer,
+    training_log_probs,
+)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def random_batch(seed: int, B: int, S: int, T: int, V_src: int = 11, V: int = 13, padded: bool = True):
+    generator = torch.Generator().manual_seed(seed)
+    lengths = torch.randint(1, S + 1, (B,), generator=generator) if padded else torch.full((B,), S)
+    lengths[0] = S
+    sources = [torch.randint(4, V_src, (int(n) - 1,), generator=generator).tolist() + [EOS_IDX] for n in lengths]
+    target_lengths = torch.randint(1, T + 1, (B,), generator=generator) if padded else torch.full((B,), T)
+    targets = [torch.randint(4, V, (int(n) - 1,), generator=generator).tolist() + [EOS_IDX] for n in target_lengths]
+    return collate(list(zip(sources, targets, strict=True)))
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 1000),
+    B=st.integers(1, 4),
+    S=st.integers(1, 6),
+    T=st.integers(1, 5),
+    padded=st.booleans(),
+)
+def test_fused_forward_and_gradients_equal_the_step_loop(seed: int, B: int, S: int, T: int, padded: bool):
+    torch.manual_seed(seed)
+    model = build_model("bahdanau", 11, 13, hidden_size=8).double().eval()  # eval: no dropout
+    batch = random_batch(seed, B, S, T, padded=padded)
+    reference, _ = model(batch.source, batch.lengths, batch.target)  # (B, T, V): the decoder's own loop
+    reference[batch.target != PAD_IDX].sum().backward()
+    expected = {name: p.grad.clone() for name, p in model.named_parameters()}
+    model.zero_grad()
+    fused = fused_bahdanau_log_probs(model, batch.source, batch.lengths, batch.target)  # (B, T, V)
+    assert fused.shape == reference.shape == (B, batch.target.size(1), 13)
+    torch.testing.assert_close(fused, reference, rtol=1e-10, atol=1e-10)
+    fused[batch.target != PAD_IDX].sum().backward()
+    for name, p in model.named_parameters():
+        torch.testing.assert_close(p.grad, expected[name], rtol=1e-9, atol=1e-10, msg=name)
+
+
+def test_training_log_probs_uses_the_model_when_it_must():
+    torch.manual_seed(0)
+    batch = random_batch(0, 3, 4, 3)
+    gru = build_model("gru", 11, 13, hidden_size=8).eval()
+    torch.testing.assert_close(training_log_probs(gru, batch), gru(batch.source, batch.lengths, batch.target)[0])
+    bahdanau = build_model("bahdanau", 11, 13, hidden_size=8).eval()
+    torch.manual_seed(1)
+    mixed = training_log_probs(bahdanau, batch, teacher_forcing_ratio=0.0)  # free running: the model's loop
+    torch.manual_seed(1)
+    torch.testing.assert_close(mixed, bahdanau(batch.source, batch.lengths, batch.target, teacher_forcing_ratio=0.0)[0])
+
+
+def test_cosine_schedule_warms_up_then_decays_to_zero():
+    config = TrainConfig(learning_rate=0.01, schedule="cosine")
+    rates = [learning_rate_at(config, step, 100) for step in range(100)]
+    assert rates[0] == pytest.approx(0.01 / 5) and rates[4] == pytest.approx(0.01)  # 5 warm-up steps
+    assert all(a >= b for a, b in zip(rates[4:], rates[5:], strict=False))
+    assert rates[-1] < 1e-4 and max(rates) == pytest.approx(0.01)
+    assert learning_rate_at(TrainConfig(learning_rate=0.01), 77, 100) == 0.01  # constant
+
+
+def test_new_settings_are_validated_and_old_checkpoints_still_resume():
+    with pytest.raises(UserError, match="label_smoothing"):
+        TrainConfig(label_smoothing=1.0)
+    with pytest.raises(UserError, match="schedule"):
+        TrainConfig(schedule="linear")
+    with pytest.raises(UserError, match="weight_decay"):
+        TrainConfig(weight_decay=-1)
+    saved = {k: v for k, v in vars(TrainConfig()).items() if k not in ("label_smoothing", "schedule", "weight_decay")}
+    _check_resumable(TrainConfig(), saved, "old")  # saved before these fields existed: their defaults apply
+    with pytest.raises(UserError, match="label_smoothing"):
+        _check_resumable(TrainConfig(label_smoothing=0.1), saved, "old")
+
+
+def test_label_smoothing_criterion_and_adamw():
+    config = TrainConfig(label_smoothing=0.2, weight_decay=0.01)
+    criterion = make_criterion(config)
+    log_probs = torch.log_softmax(torch.randn(4, 6), dim=-1)  # (N, V)
+    target = torch.tensor([1, 2, PAD_IDX, 3])
+    real = target != PAD_IDX
+    expected = -(0.8 * log_probs[real, target[real]] + 0.2 * log_probs[real].mean(dim=1)).mean()
+    torch.testing.assert_close(criterion(log_probs, target), expected)
+    optimizer = make_optimizer(build_model("gru", 11, 13, hidden_size=8), config)
+    assert isinstance(optimizer, torch.optim.AdamW) and optimizer.defaults["weight_decay"] == 0.01
+
+
+def tiny_model(seed: int):
+    torch.manual_seed(seed)
+    model = build_model("bahdanau", 11, 13, hidden_size=8).eval()
+    with torch.no_grad():
+        model.decoder.out.weight.mul_(4)  # peakier distributions: <eos> wins at different steps
+    return model
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 1000), B=st.integers(1, 4), S=st.integers(1, 6))
+def test_beam_of_one_is_greedy(seed: int, B: int, S: int):
+    model = tiny_model(seed)
+    batch = random_batch(seed, B, S, 1)
+    greedy, _ = greedy_decode(model, batch.source, batch.lengths, max_length=7)
+    beam, _ = beam_search_decode(model, batch.source, batch.lengths, beam_size=1, max_length=7)
+    assert torch.equal(beam, greedy)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 1000), k=st.integers(2, 5), alpha=st.sampled_from([0.0, 0.6, 1.0]))
+def test_beam_scores_are_the_models_normalised_log_probabilities(seed: int, k: int, alpha: float):
+    model = tiny_model(seed)
+    batch = random_batch(seed, 3, 5, 1)
+    tokens, scores = beam_search_decode(
+        model, batch.source, batch.lengths, beam_size=k, max_length=6, length_penalty=alpha
+    )
+    assert tokens.shape[0] == 3 and scores.shape == (3,)
+    for row in range(3):
+        words = tokens[row].tolist()
+        length = words.index(EOS_IDX) + 1 if EOS_IDX in words else len(words)  # unfinished: all steps
+        hypothesis = tokens[row : row + 1, :length]  # (1, L)
+        with torch.no_grad():
+            log_probs, _ = model(batch.source[row : row + 1], batch.lengths[row : row + 1], hypothesis.clone())
+        total = log_probs[0].gather(1, hypothesis[0].unsqueeze(1)).sum()
+        assert float(scores[row]) == pytest.approx(float(total) / length**alpha, abs=1e-4)
+
+
+def test_beam_finds_a_better_sentence_than_greedy_when_greedy_is_misled():
+    """A hand-made decoder: greedy takes the word with p=0.6 and then faces two words of p=0.5."""
+    from torch import nn
+
+    from seq2seq_attention.decoder import StepDecoder
+
+    class Scripted(StepDecoder):
+        def __init__(self):
+            super().__init__(2, 6)
+            self.dummy = nn.Parameter(torch.zeros(1))
+
+        def forward_step(self, input, hidden, encoder_outputs, source_mask=None, proj_keys=None):
+            probs = {1: [0, 0, 0, 0, 0.6, 0.4], 4: [0, 0, 0.5, 0, 0, 0.5], 5: [0, 0, 1.0, 0, 0, 0]}
+            table = torch.tensor([probs.get(int(i), [0, 0, 1.0, 0, 0, 0]) for i in input[:, 0]])  # (B, V)
+            return table.clamp_min(1e-9).log().unsqueeze(1), hidden, None
+
+    model = build_model("gru", 5, 6, hidden_size=2).eval()
+    model.decoder = Scripted()
+    source, lengths = torch.tensor([[4, EOS_IDX]]), torch.tensor([2])
+    greedy, _ = greedy_decode(model, source, lengths)
+    beam, score = beam_search_decode(model, source, lengths, beam_size=2, length_penalty=0.0)
+    assert greedy.tolist() == [[4, EOS_IDX]]  # 0.6 * 0.5 = 0.3
+    assert beam.tolist() == [[5, EOS_IDX]] and float(score) == pytest.approx(math.log(0.4))  # 0.4 * 1.0
+
+
+def test_translate_with_beam_search_and_bad_beam_size():
+    from seq2seq_attention.data import Pair, build_vocabularies
+
+    vocabs = build_vocabularies([Pair("je suis la .", "i am here .")])
+    torch.manual_seed(0)
+    model = build_model("bahdanau", len(vocabs.source), len(vocabs.target), hidden_size=8)
+    greedy = translate(model, vocabs, ["je suis la .", "je suis ."])
+    assert translate(model, vocabs, ["je suis la .", "je suis ."], beam_size=1) == greedy
+    assert len(translate(model, vocabs, ["je suis la ."], beam_size=3)) == 1
+    with pytest.raises(UserError, match="beam_size"):
+        translate(model, vocabs, ["je suis la ."], beam_size=0)
+
+
+EXAMPLES = [([4, 5, EOS_IDX], [4, 6, 7, EOS_IDX]), ([6, EOS_IDX], [5, EOS_IDX]), ([7, 8, 9, 10, EOS_IDX], [8, EOS_IDX])]
+
+
+def test_seed_loops_train_and_pad_like_the_seeds():
+    padded = pad_to_max_length([s for s, _ in EXAMPLES])
+    assert padded.shape == (3, MAX_LENGTH) and padded[1].tolist() == [6, EOS_IDX] + [PAD_IDX] * (MAX_LENGTH - 2)
+    tutorial = TutorialTrainer(EXAMPLES * 4, 11, 13, hidden_size=8, batch_size=4)
+    losses = [tutorial.epoch() for _ in range(15)]
+    assert losses[-1] < losses[0] and all(math.isfinite(x) for x in losses)
+    assert all(len(t) <= MAX_LENGTH for t in tutorial.translate([s for s, _ in EXAMPLES]))
+    per_sentence = PerSentenceTrainer(EXAMPLES, 11, 13, hidden_size=8, learning_rate=0.1)
+    first = [per_sentence.step(i) for i in range(3)]
+    for _ in range(20):
+        last = [per_sentence.step(i) for i in range(3)]
+    assert sum(last) < sum(first)
+
+
+def test_flop_model():
+    H, V = 256, 1507
+    assert forward_flops(6, 6, H, V) == 12 * H * H * 6 + 2 * H * H * 6 + 6 * (20 * H * H + 4 * H * 6 + 2 * H * V)
+    assert forward_flops(6, 6, H, V, keys_every_step=True) - forward_flops(6, 6, H, V) == 5 * 2 * H * H * 6
+    examples = [([1] * 6, [1] * 6), ([1] * 5, [1] * 7)]
+    assert epoch_flops(examples, H, V) == 3 * (forward_flops(6, 6, H, V) + forward_flops(5, 7, H, V))
+    assert epoch_flops(examples, H, V, padded_to=8) == 2 * 3 * forward_flops(8, 8, H, V)
