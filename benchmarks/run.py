@@ -275,6 +275,13 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({"ratios": ratios}), flush=True)
     sizes = [int(x) for x in args.batch_sweep.split(",") if x]
     report["batch_sweep"] = batch_sweep(train_set, vocab_sizes, H, sizes) if sizes else []
+    if report["batch_sweep"]:
+        fastest = min(report["batch_sweep"], key=lambda row: row["epoch_s"])
+        ratios["fastest_batch_size"] = fastest["batch_size"]
+        ratios["fastest_batch_vs_tutorial"] = contenders["tutorial"]["epoch_s"] / fastest["epoch_s"]
+        ratios["fastest_batch_vs_per_sentence"] = contenders["per_sentence"]["epoch_s"] / fastest["epoch_s"]
+        ratios["fastest_batch_fraction_of_sgemm_peak"] = useful / fastest["epoch_s"] / 1e9 / peak["gflops"]
+        print(json.dumps({"ratios": ratios}), flush=True)
 
     if not args.skip_quality:
         budget = args.quality_budget
@@ -307,7 +314,7 @@ def markdown(report: dict) -> str:
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, torch {m['torch']}, {report['threads']} thread(s) per contender; "
         f"load average before {m['load_average_1_5_15']}, after {report['machine_after']['load_average_1_5_15']}; "
-        f"{'quiet' if m['quiet'] else 'NOT quiet: other processes were running'}"
+        f"{'quiet' if m['quiet'] else 'not quiet by the rule 1-minute load < 0.5 and no other busy Python process'}"
         + (f" ({'; '.join(m['busy_python_processes'])})" if m["busy_python_processes"] else "")
         + ".",
         "",
@@ -336,8 +343,16 @@ def markdown(report: dict) -> str:
         "",
     ]
     if report.get("batch_sweep"):
-        lines += ["| batch size | pairs/s | s/epoch |", "| --- | --- | --- |"]
-        lines += [f"| {b['batch_size']} | {b['pairs_per_s']:.0f} | {b['epoch_s']:.2f} |" for b in report["batch_sweep"]]
+        lines += ["The project's trainer by batch size (one epoch each, after a warm-up epoch):", ""]
+        lines += [
+            "| batch size | pairs/s | s/epoch | vs tutorial | useful GFLOP/s |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        useful = fm["useful_gflop_per_epoch"]
+        for b in report["batch_sweep"]:
+            speedup = c["tutorial"]["epoch_s"] / b["epoch_s"]
+            cells = [str(b["batch_size"]), f"{b['pairs_per_s']:.0f}", f"{b['epoch_s']:.2f}", f"{speedup:.2f}x"]
+            lines.append("| " + " | ".join([*cells, f"{useful / b['epoch_s']:.1f}"]) + " |")
         lines.append("")
     if "quality" in report:
         tutorial, project = report["quality"]["tutorial"], report["quality"]["project"]
