@@ -115,13 +115,32 @@ def test_train_then_translate(tmp_path: Path, capsys):
         "--no-progress",
         "--device",
         "cpu",
+        "--schedule",
+        "cosine",
+        "--label-smoothing",
+        "0.1",
     )
     assert code == 0, err
     assert "5318 pairs (4752 train, 566 held out)" in out and "| epoch:   1 |" in out and "held-out BLEU" in out
     assert (checkpoint / "checkpoint.json").is_file()
+    saved = json.loads((checkpoint / "checkpoint.json").read_text(encoding="utf-8"))
+    assert '"schedule": "cosine"' in json.dumps(saved) and '"label_smoothing": 0.1' in json.dumps(saved)
     assert list(checkpoint.glob("training-*")) == []  # weights only unless --keep-training-state
     code, out, err = run(capsys, "translate", "--checkpoint", str(checkpoint), "je suis fatigue .")
     assert code == 0 and len(out.splitlines()) == 1
+
+
+def test_beam_search_from_the_cli(capsys):
+    sentences = ["je suis fatigue .", "il est tres intelligent ."]
+    code, greedy, err = run(capsys, "translate", *sentences)
+    assert code == 0 and err == ""
+    code, beam1, _ = run(capsys, "translate", "--beam-size", "1", *sentences)
+    assert beam1 == greedy, "a beam of width 1 is greedy decoding"
+    code, beam, err = run(capsys, "translate", "--beam-size", "4", "--length-penalty", "0.5", *sentences)
+    assert code == 0 and err == "" and len(beam.splitlines()) == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["translate", "--beam-size", "0", *sentences])
+    assert exit_info.value.code == 2 and "argument --beam-size: must be positive" in capsys.readouterr().err
 
 
 def test_bad_train_arguments_exit_2(capsys):

@@ -15,7 +15,7 @@ from .device import parse_device
 from .errors import UserError
 from .evaluate import evaluate
 from .models import DECODERS
-from .train import TrainConfig, train
+from .train import SCHEDULES, TrainConfig, train
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 """Checkpoints shipped inside the package (trained by `scripts/train_seq2seq.sh`)."""
@@ -67,6 +67,9 @@ def run_train(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_words=args.max_words,
         time_budget=args.time_budget,
+        label_smoothing=args.label_smoothing,
+        schedule=args.schedule,
+        weight_decay=args.weight_decay,
     )
     device = parse_device(args.device)
     pairs = load_pairs(config.max_words)
@@ -137,7 +140,13 @@ def run_translate(args: argparse.Namespace) -> int:
         sentences = [line for line in _read_stdin().splitlines() if line.strip()]
     max_words = int(checkpoint.training.get("config", {}).get("max_words", MAX_WORDS))
     translations = translate(
-        checkpoint.model, checkpoint.vocabs, sentences, max_words=max_words, max_length=args.max_length
+        checkpoint.model,
+        checkpoint.vocabs,
+        sentences,
+        max_words=max_words,
+        max_length=args.max_length,
+        beam_size=args.beam_size,
+        length_penalty=args.length_penalty,
     )
     if args.json:
         print(json.dumps([{"source": s, "translation": t} for s, t in zip(sentences, translations, strict=True)]))
@@ -186,6 +195,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--coin-per-step", action="store_true", help="toss the teacher-forcing coin per step, not per sentence"
     )
     train_parser.add_argument("--clip", type=float, default=1.0, help="largest gradient norm (0: no clipping)")
+    train_parser.add_argument(
+        "--label-smoothing", type=float, default=0.0, help="weight moved from the true word to all words, in [0, 1)"
+    )
+    train_parser.add_argument(
+        "--schedule", choices=SCHEDULES, default="constant", help="learning-rate schedule (cosine: warm-up, then decay)"
+    )
+    train_parser.add_argument("--weight-decay", type=float, default=0.0, help="AdamW's decoupled weight decay")
     train_parser.add_argument("--seed", type=int, default=0, help="seeds weights, dropout, coins, batch order")
     train_parser.add_argument("--max-words", type=_positive(int), default=MAX_WORDS, help="the data filter's limit")
     train_parser.add_argument(
@@ -200,7 +216,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "translate",
         help="translate French sentences to English",
         description=(
-            "Translate French sentences to English with greedy decoding. Sentences are normalised like the "
+            "Translate French sentences to English with greedy decoding (or beam search with --beam-size). "
+            "Sentences are normalised like the "
             "training data (lowercase, accents dropped, punctuation split off), so 'Je suis fatigué.' works. "
             "Words the model never saw, empty sentences and sentences longer than the training limit are "
             "rejected with one line and exit code 2."
@@ -217,6 +234,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"checkpoint directory (default: the packaged {DEFAULT_PRETRAINED!r} model)",
     )
     translate_parser.add_argument("--max-length", type=_positive(int), default=MAX_LENGTH, help="most output words")
+    translate_parser.add_argument(
+        "--beam-size", type=_positive(int), default=1, help="beam width (1: greedy decoding, as the seeds do)"
+    )
+    translate_parser.add_argument(
+        "--length-penalty",
+        type=float,
+        default=1.0,
+        help="beam search ranks hypotheses by log-probability / length**this (0: no length normalisation)",
+    )
     translate_parser.add_argument("--device", default="cpu", help="cpu or cuda")
     translate_parser.add_argument("--json", action="store_true", help="print a JSON list of source/translation")
     translate_parser.set_defaults(func=run_translate)
