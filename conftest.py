@@ -13,6 +13,8 @@ turns every plain ```python fence in docs/ into a test item. Here we
 """
 
 import ast
+import contextlib
+import io
 import os
 from collections import Counter
 
@@ -31,13 +33,24 @@ _config: pytest.Config | None = None
 
 @register_runner(default=True)
 class AssertRewritingRunner(DefaultRunner):
-    """The plugin's default runner, with pytest's assertion rewriting applied to the fence."""
+    """The plugin's default runner, with pytest's assertion rewriting applied to the fence.
+
+    The plugin turns pytest's output capturing off around a fence; what a fence prints is
+    collected here instead and shown only when the fence fails (as a note on its error).
+    """
 
     def runtest(self, test, args, *, asyncio_runner=None):
         path = str(test.source_path)
         tree = ast.parse(test.source, filename=path)
         rewrite_asserts(tree, test.source.encode(), path, _config)
-        exec(compile(tree, path, "exec", dont_inherit=True), args)
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed):
+                exec(compile(tree, path, "exec", dont_inherit=True), args)
+        except Exception as error:
+            if printed.getvalue():
+                error.add_note(f"the fence printed:\n{printed.getvalue().rstrip()}")
+            raise
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
