@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import matplotlib
+import sacrebleu
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -22,6 +23,7 @@ import torch  # noqa: E402
 from seq2seq_attention.checkpoint import load_checkpoint  # noqa: E402
 from seq2seq_attention.data import load_pairs, split_pairs  # noqa: E402
 from seq2seq_attention.decode import translate  # noqa: E402
+from seq2seq_attention.decoder import MAX_LENGTH  # noqa: E402
 from seq2seq_attention.evaluate import evaluate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +34,8 @@ RUNS = {
     "gru-mixed": ("runs/seq2seq/gru-mixed", "GRU seq2seq, mixed training (ratio 0.5)"),
     "bahdanau": ("src/seq2seq_attention/pretrained/bahdanau", "Bahdanau attention, teacher forcing"),
 }
-TRAIN_COMMAND = "scripts/train_seq2seq.sh"
+TRAIN_COMMAND = "scripts/train_seq2seq.sh"  # `scripts/train_seq2seq.sh NAME` trains the run NAME alone
+BEAM_SIZE = 5
 REPORT_COMMAND = "python scripts/seq2seq_report.py"
 EXTRA_SENTENCES = ["je suis fatigue .", "nous sommes en retard .", "elle est tres intelligente ."]
 
@@ -54,11 +57,13 @@ def main() -> None:
     for name, (path, label) in RUNS.items():
         checkpoint = load_checkpoint(ROOT / path)
         scores = evaluate(checkpoint.model, checkpoint.vocabs, test)
+        beam_bleu = beam_search_bleu(checkpoint, scores)
         history = checkpoint.training["history"]
         config = checkpoint.training["config"]
         metrics["runs"][name] = {
             "label": label,
             "checkpoint": path,
+            "train_command": f"{TRAIN_COMMAND} {name}",
             "log": f"results/seq2seq/{name}.log",
             "config": config,
             "epochs": len(history),
@@ -67,18 +72,20 @@ def main() -> None:
             "final_test_loss": round(history[-1]["test_loss"], 4),
             "bleu": round(scores.bleu, 2),
             "exact_match": round(scores.exact_match, 4),
+            f"bleu_beam{BEAM_SIZE}": round(beam_bleu, 2),
             "bleu_signature": scores.signature,
             "parameters": sum(p.numel() for p in checkpoint.model.parameters()),
         }
         epochs = [h["epoch"] for h in history]
-        line = ax.plot(epochs, [h["loss"] for h in history], label=f"{name} (train)")[0]
-        ax.plot(epochs, [h["test_loss"] for h in history], "--", color=line.get_color(), label=f"{name} (held-out)")
+        tag = f"{name}, H={config['hidden_size']}"
+        line = ax.plot(epochs, [h["loss"] for h in history], label=f"{tag} (train)")[0]
+        ax.plot(epochs, [h["test_loss"] for h in history], "--", color=line.get_color(), label=f"{tag} (held-out)")
         sample_rows.append((name, [scores.hypotheses[test.index(p)] for p in samples]))
         extra = translate(checkpoint.model, checkpoint.vocabs, EXTRA_SENTENCES)
         metrics["runs"][name]["examples"] = dict(zip(EXTRA_SENTENCES, extra, strict=True))
     ax.set_xlabel("epoch")
-    ax.set_ylabel("NLL per target token")
-    ax.set_title("Tatoeba fra->eng, H=128")
+    ax.set_ylabel("loss per target token")
+    ax.set_title("Tatoeba fra->eng: training criterion (solid), held-out NLL (dashed)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -93,11 +100,18 @@ def main() -> None:
         lines.append(f"| {pair.source} | {pair.target} | " + " | ".join(rows[i] for _, rows in sample_rows) + " |")
     (OUT / "samples.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
-    table = ["| run | epochs | seconds | train loss | held-out loss | BLEU | exact match |", "|" + " --- |" * 7]
+    table = [
+        "| run | command | H | dropout | schedule | label smoothing | epochs | seconds | train loss | held-out loss "
+        f"| BLEU | exact match | BLEU, beam {BEAM_SIZE} |",
+        "|" + " --- |" * 13,
+    ]
     for name, run in metrics["runs"].items():
+        config = run["config"]
         table.append(
-            f"| {name} | {run['epochs']} | {run['train_seconds']} | {run['final_loss']} | {run['final_test_loss']} "
-            f"| {run['bleu']} | {run['exact_match']} |"
+            f"| {name} | `{run['train_command']}` | {config['hidden_size']} | {config['dropout']} "
+            f"| {config.get('schedule', 'constant')} | {config.get('label_smoothing', 0.0)} | {run['epochs']} "
+            f"| {run['train_seconds']} | {run['final_loss']} | {run['final_test_loss']} | {run['bleu']} "
+            f"| {run['exact_match']} | {run[f'bleu_beam{BEAM_SIZE}']} |"
         )
     readme = f"""# seq2seq results (Tatoeba fra->eng, seed 001's filter)
 
@@ -110,7 +124,11 @@ Made by
 
 on a {metrics["machine"]}: the timings are wall-clock seconds under load from other jobs.
 BLEU is sacrebleu's corpus BLEU ({metrics["runs"]["gru"]["bleu_signature"]}) of greedy translations of the
-{len(test)} held-out pairs (`zlib.crc32(french) % 10 == 0`), one reference per pair.
+{len(test)} held-out pairs (`zlib.crc32(french) % 10 == 0`), one reference per pair; the last column is the same with
+beam search (k = {BEAM_SIZE}, length penalty 1.0, as `seq2seq-attention translate --beam-size {BEAM_SIZE}`).
+Each row's checkpoint was made by the command in its row (the settings are in `scripts/train_seq2seq.sh`).
+The train loss is the training criterion: cross-entropy with label smoothing where that is on, so it is
+higher than a plain NLL; the held-out loss is plain NLL (teacher forced) for every run.
 
 {chr(10).join(table)}
 
@@ -119,6 +137,21 @@ Checkpoints: `src/seq2seq_attention/pretrained/gru` and `.../bahdanau` (packaged
 """
     (OUT / "README.md").write_text(readme, encoding="utf-8")
     print(json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}))
+
+
+def beam_search_bleu(checkpoint, scores) -> float:
+    """Corpus BLEU of beam-search translations of the pairs that `scores` evaluated."""
+    longest = max(len(s.split()) for s in scores.sources)
+    hypotheses = translate(
+        checkpoint.model,
+        checkpoint.vocabs,
+        scores.sources,
+        max_words=longest,
+        max_length=MAX_LENGTH,
+        unknown="unk",
+        beam_size=BEAM_SIZE,
+    )
+    return sacrebleu.metrics.BLEU(force=True).corpus_score(hypotheses, [scores.references]).score
 
 
 if __name__ == "__main__":
