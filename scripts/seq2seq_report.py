@@ -14,7 +14,6 @@ import shutil
 from pathlib import Path
 
 import matplotlib
-import sacrebleu
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -57,7 +56,7 @@ def main() -> None:
     for name, (path, label) in RUNS.items():
         checkpoint = load_checkpoint(ROOT / path)
         scores = evaluate(checkpoint.model, checkpoint.vocabs, test)
-        beam_bleu = beam_search_bleu(checkpoint, scores)
+        beam_bleu = beam_search_bleu(checkpoint, test)
         history = checkpoint.training["history"]
         config = checkpoint.training["config"]
         metrics["runs"][name] = {
@@ -139,19 +138,9 @@ Checkpoints: `src/seq2seq_attention/pretrained/gru` and `.../bahdanau` (packaged
     print(json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}))
 
 
-def beam_search_bleu(checkpoint, scores) -> float:
-    """Corpus BLEU of beam-search translations of the pairs that `scores` evaluated."""
-    longest = max(len(s.split()) for s in scores.sources)
-    hypotheses = translate(
-        checkpoint.model,
-        checkpoint.vocabs,
-        scores.sources,
-        max_words=longest,
-        max_length=MAX_LENGTH,
-        unknown="unk",
-        beam_size=BEAM_SIZE,
-    )
-    return sacrebleu.metrics.BLEU(force=True).corpus_score(hypotheses, [scores.references]).score
+def beam_search_bleu(checkpoint, pairs) -> float:
+    """Corpus BLEU of beam-search translations of the held-out pairs."""
+    return evaluate(checkpoint.model, checkpoint.vocabs, pairs, max_length=MAX_LENGTH, beam_size=BEAM_SIZE).bleu
 
 
 if __name__ == "__main__":

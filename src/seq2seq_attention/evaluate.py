@@ -41,8 +41,10 @@ def evaluate(
     *,
     max_length: int = MAX_LENGTH,
     batch_size: int = 256,
+    beam_size: int = 1,
+    length_penalty: float = 1.0,
 ) -> Evaluation:
-    """Translate every pair's French side greedily and score it against its English side.
+    """Translate every pair's French side (greedily, or by beam search) and score it against its English side.
 
     Words missing from the training vocabulary read as `<unk>` (the held-out split has some);
     no sentence is dropped.
@@ -53,7 +55,15 @@ def evaluate(
     references = [" ".join(p.target.split()) for p in pairs]  # single spaces, as translations have
     longest = max(len(s.split()) for s in sources)
     hypotheses = translate(
-        model, vocabs, sources, max_words=longest, max_length=max_length, unknown="unk", batch_size=batch_size
+        model,
+        vocabs,
+        sources,
+        max_words=longest,
+        max_length=max_length,
+        unknown="unk",
+        batch_size=batch_size,
+        beam_size=beam_size,
+        length_penalty=length_penalty,
     )
     bleu = sacrebleu.metrics.BLEU(force=True)  # the sentences are tokenised on purpose: no warning
     score = bleu.corpus_score(hypotheses, [references])
