@@ -8,19 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 
 from seq2seq_attention.checkpoint import load_checkpoint
 from seq2seq_attention.cli import main
 from seq2seq_attention.translator_cli import PRETRAINED_DIR, default_checkpoint
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -24,13 +24,7 @@ from seq2seq_attention.train import (
     training_log_probs,
 )
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def random_batch(seed: int, B: int, S: int, T: int, V_src: int = 11, V: int = 13, padded: bool = True):

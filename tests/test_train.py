@@ -31,13 +31,7 @@ PAIRS = [
 ] * 4  # the split depends only on the French side: some of these land in the test split
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """One thread: on a loaded 2-core machine a second thread makes these tiny models many times slower."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def tiny(decoder: str = "gru", **changes) -> TrainConfig:
