@@ -1,60 +1,98 @@
-"""seq2seq-attention: sequence-to-sequence translation and attention in PyTorch, annotated."""
+"""seq2seq-attention: sequence-to-sequence translation and attention in PyTorch, annotated.
 
-from .attention import BahdanauAttention, masked_softmax
-from .classifier import MeanEmbeddingClassifier, SentimentClassifier
-from .data import Vocabulary, load_pairs, normalize_string, split_pairs
-from .decode import greedy_decode, translate
-from .decoder import MAX_LENGTH, AttnDecoderRNN, DecoderRNN, LuongAttnDecoderRNN, StepDecoder
-from .device import pick_device
-from .encoder import EncoderRNN
-from .models import DECODERS, Seq2Seq, build_model
-from .scores import (
-    DECODER_SCORES,
+The package is laid out by concern:
+
+* `core`: what both tasks share (tokens, the input-error type, checks, devices, the
+  vocabulary, batching and the padding mask, the checkpoint format, the training loop);
+* `attention`: score functions and the one attention module;
+* `translation`: the Tatoeba corpus, encoder, decoders, model, training, search, evaluation;
+* `sentiment`: the labelled sentences and the BiLSTM + attention classifier;
+* `cli`: the command line (argument parsing only; nothing imports it).
+
+The names below are the ones the pages import; they stay here when modules move.
+"""
+
+__version__ = "0.2.0"
+
+from .attention import (
     SCORES,
     AdditiveScore,
+    Attention,
+    BahdanauAttention,
     DotScore,
     GeneralScore,
     ScaledDotScore,
+    build_attention,
     build_score,
     dot_score,
+    masked_softmax,
     scaled_dot_score,
 )
-from .tokens import EOS_IDX, PAD_IDX, SOS_IDX, UNK_IDX
+from .core.batching import Batch, collate, lengths_to_mask
+from .core.checkpoint import load_checkpoint, save_checkpoint
+from .core.device import pick_device
+from .core.errors import InputError
+from .core.tokens import EOS_IDX, PAD_IDX, SOS_IDX, UNK_IDX
+from .core.vocabulary import Vocabularies, Vocabulary
+from .sentiment.classifier import MeanEmbeddingClassifier, SentimentClassifier, build_classifier
+from .translation.corpus import load_pairs, normalize_string, split_pairs
+from .translation.decoders import (
+    DECODER_SCORES,
+    MAX_LENGTH,
+    AttnDecoderRNN,
+    DecoderRNN,
+    DecoderState,
+    LuongAttnDecoderRNN,
+    StepDecoder,
+)
+from .translation.encoder import EncoderRNN
+from .translation.model import DECODERS, Seq2Seq, build_model
+from .translation.search import beam_search_decode, greedy_decode, translate
 
 __all__ = [
-    "MAX_LENGTH",
+    "DECODERS",
+    "DECODER_SCORES",
     "EOS_IDX",
+    "MAX_LENGTH",
     "PAD_IDX",
+    "SCORES",
     "SOS_IDX",
     "UNK_IDX",
+    "AdditiveScore",
+    "Attention",
     "AttnDecoderRNN",
     "BahdanauAttention",
+    "Batch",
     "DecoderRNN",
-    "LuongAttnDecoderRNN",
-    "DECODER_SCORES",
-    "SCORES",
-    "AdditiveScore",
+    "DecoderState",
     "DotScore",
-    "GeneralScore",
-    "ScaledDotScore",
-    "build_score",
-    "dot_score",
-    "scaled_dot_score",
     "EncoderRNN",
-    "StepDecoder",
-    "masked_softmax",
-    "pick_device",
+    "GeneralScore",
+    "InputError",
+    "LuongAttnDecoderRNN",
     "MeanEmbeddingClassifier",
+    "ScaledDotScore",
     "SentimentClassifier",
-    "DECODERS",
     "Seq2Seq",
+    "StepDecoder",
+    "Vocabularies",
     "Vocabulary",
+    "beam_search_decode",
+    "build_attention",
+    "build_classifier",
     "build_model",
+    "build_score",
+    "collate",
+    "dot_score",
     "greedy_decode",
+    "lengths_to_mask",
+    "load_checkpoint",
     "load_pairs",
+    "masked_softmax",
     "normalize_string",
+    "pick_device",
+    "save_checkpoint",
+    "scaled_dot_score",
     "split_pairs",
     "translate",
 ]
-
-__version__ = "0.1.0"

@@ -1,0 +1,53 @@
+"""`seq2seq-attention plot-attention`: the attention heatmap of one translated sentence."""
+
+import argparse
+from pathlib import Path
+
+from ..core.checkpoint import load_checkpoint
+from ..core.errors import InputError
+from ..translation.corpus import MAX_WORDS
+from ..translation.decoders import MAX_LENGTH
+from ..translation.plotting import plot_attention, save_figure, sentence_attention
+from ..translation.pretrained import default_checkpoint
+from ..translation.search import MAX_STEPS
+from .options import check_output_file, positive_int
+
+
+def run_plot_attention(args: argparse.Namespace) -> int:
+    check_output_file(args.output, "--output", (".png", ".svg", ".pdf"))
+    checkpoint = load_checkpoint(args.checkpoint or default_checkpoint(), "cpu")
+    if checkpoint.config.get("task") != "translation":
+        raise InputError(f"{args.checkpoint} holds a {checkpoint.config.get('task')} model, not a translator")
+    saved = checkpoint.training.get("config")
+    max_words = saved.get("max_words", MAX_WORDS) if isinstance(saved, dict) else MAX_WORDS
+    source_words, output_words, weights = sentence_attention(
+        checkpoint.model, checkpoint.vocabs, args.sentence, max_words=max_words, max_length=args.max_length
+    )  # weights: (T, S)
+    title = args.title or f"{checkpoint.config.get('decoder', '?')}: {' '.join(output_words)}"
+    figure = plot_attention(weights, source_words, output_words, title=title)
+    path = save_figure(figure, args.output)
+    print(f"{' '.join(output_words)}\nwrote {path}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `plot-attention` command."""
+    parser = subparsers.add_parser(
+        "plot-attention",
+        help="draw the attention heatmap of one translated sentence",
+        description=(
+            "Translate one French sentence greedily with a trained attention model (luong or bahdanau) and "
+            "draw its attention weights: source words across, generated words down."
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("sentence", help="a French sentence, e.g. 'je suis fatigue .'")
+    parser.add_argument(
+        "--checkpoint", type=Path, default=None, help="checkpoint directory (default: the packaged one)"
+    )
+    parser.add_argument("--output", "-o", type=Path, default=Path("attention.png"), help="image file to write")
+    parser.add_argument("--title", default=None, help="title over the heatmap (default: decoder and translation)")
+    parser.add_argument(
+        "--max-length", type=positive_int(MAX_STEPS), default=MAX_LENGTH, help="most output words, <eos> included"
+    )
+    parser.set_defaults(func=run_plot_attention)

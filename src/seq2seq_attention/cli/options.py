@@ -1,0 +1,114 @@
+"""Command-line options built from the settings dataclasses, and checks of paths before any work."""
+
+import argparse
+import dataclasses
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..core.config import base_type, check_value, describe_range, field_choices
+from ..core.errors import InputError, echo
+
+
+def _parser_for(kind: type, name: str):
+    def parse(text: str) -> object:
+        try:
+            value = kind(text)
+        except ValueError:
+            what = {int: "an integer", float: "a number"}.get(kind, kind.__name__)
+            raise argparse.ArgumentTypeError(f"expected {what}, got {echo(text)}") from None
+        if kind is float and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite number, got {echo(text)}")
+        return value
+
+    parse.__name__ = name
+    return parse
+
+
+def add_config_options(parser: argparse.ArgumentParser, cls: type, skip: tuple[str, ...] = ()) -> None:
+    """One ``--field-name`` option per field of the settings dataclass `cls`, with its help, default and range."""
+    for field in dataclasses.fields(cls):
+        if field.name in skip or not field.metadata.get("cli", True):
+            continue
+        flag = "--" + field.name.replace("_", "-")
+        kind, _, many = base_type(field.type)
+        default = field.default if field.default is not dataclasses.MISSING else field.default_factory()
+        shown = " ".join(map(str, default)) if many else default
+        extra = describe_range(field)
+        help_text = f"{field.metadata['help']}" + (f"; in {extra}" if extra else "")
+        help_text += "" if default is None else f" (default: {shown})"
+        choices = field_choices(field)
+        if kind is bool:
+            parser.add_argument(flag, action="store_true", help=field.metadata["help"])
+            continue
+        options: dict[str, Any] = {"type": _parser_for(kind, field.name), "default": default, "help": help_text}
+        if choices is not None:
+            options["choices"] = choices
+        if many:
+            options["nargs"] = "+"
+        parser.add_argument(flag, dest=field.name, **options)
+
+
+def config_from_args(cls: type, args: argparse.Namespace, **overrides: object) -> Any:
+    """Build the settings dataclass from parsed options (its `__post_init__` checks every range)."""
+    values = {field.name: getattr(args, field.name) for field in dataclasses.fields(cls) if hasattr(args, field.name)}
+    values.update(overrides)
+    return cls(**values)
+
+
+def positive_int(limit: int):
+    """An argparse type: an integer in [1, limit]."""
+    field = dataclasses.field(metadata={"low": 1, "high": limit})
+    field.type = int  # a bare Field, checked like a dataclass field of type int
+
+    def parse(text: str) -> int:
+        value = _parser_for(int, "int")(text)
+        try:
+            return check_value("the value", field, value)  # type: ignore[return-value]
+        except InputError as error:
+            raise argparse.ArgumentTypeError(str(error).removeprefix("the value ")) from None
+
+    return parse
+
+
+def finite_float(text: str) -> float:
+    """An argparse type: a finite number."""
+    return _parser_for(float, "float")(text)  # type: ignore[return-value]
+
+
+def check_output_directory(path: Path, what: str) -> None:
+    """Check, before any work, that `path` is (or can become) a directory we may write in.
+
+    Raises:
+        InputError: the path is a file, lies under a file, or cannot be written.
+    """
+    for parent in [path, *path.parents]:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{what} {str(path)!r}: {str(parent)!r} is a file, expected a directory")
+            break
+    _check_writable(parent if not path.exists() else path, what, path)
+
+
+def check_output_file(path: Path, what: str, suffixes: tuple[str, ...]) -> None:
+    """Check, before any work, that `path` names a file with one of `suffixes` that we may write.
+
+    Raises:
+        InputError: a wrong suffix, a directory at `path`, a file among its parents, or no write permission.
+    """
+    if path.suffix.lower() not in suffixes:
+        raise InputError(f"{what} must end in {', '.join(suffixes)}, got {echo(str(path))}")
+    if path.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a directory, expected a file name")
+    check_output_directory(path.parent, what)
+
+
+def _check_writable(directory: Path, what: str, path: Path) -> None:
+    try:
+        handle, name = tempfile.mkstemp(dir=directory, prefix=".write-test-")
+    except OSError as error:
+        raise InputError(f"{what} {str(path)!r} cannot be written: {error.strerror}") from None
+    os.close(handle)
+    os.unlink(name)

@@ -1,0 +1,93 @@
+"""Sentiment commands: `sentiment-train`, `sentiment-predict`, `sentiment-attention-figure`."""
+
+import argparse
+import json
+from pathlib import Path
+
+import torch
+from tqdm.auto import tqdm
+
+from ..core.device import parse_device
+from ..core.errors import InputError, echo
+from ..sentiment.data import encode_tokens, tokenize
+from ..sentiment.figures import attention_figure
+from ..sentiment.train import SentimentConfig, load_classifier, predict, run_training
+from .options import add_config_options, check_output_directory, check_output_file, config_from_args, positive_int
+
+
+def _train(args: argparse.Namespace) -> int:
+    config = config_from_args(SentimentConfig, args)
+    device = parse_device(args.device)
+    if args.out is not None:
+        check_output_directory(args.out, "--out")
+    torch.set_num_threads(args.threads)
+    result = run_training(config, device=device, checkpoint=args.out, log=tqdm.write)
+    sizes = result["sizes"]
+    print(
+        f"{config.kind} on {'+'.join(result['sources'])}: test accuracy {result['test_accuracy']:.4f} "
+        f"on {sizes['test']} sentences (best validation epoch {result['best_epoch']}, "
+        f"{sizes['train']} training sentences, {result['train_seconds']} s)"
+    )
+    if args.out is not None:
+        print(f"checkpoint written to {args.out}")
+    return 0
+
+
+def _predict(args: argparse.Namespace) -> int:
+    checkpoint = load_classifier(args.checkpoint)
+    vocab = checkpoint.vocabs.source
+    tokens = [tokenize(sentence) for sentence in args.sentences]
+    for number, (sentence, words) in enumerate(zip(args.sentences, tokens, strict=True), start=1):
+        if not words:
+            raise InputError(f"sentence {number} has no words: {echo(sentence)}")
+    probs, weights = predict(checkpoint.model, [encode_tokens(vocab, t) for t in tokens])
+    for i, (sentence, p) in enumerate(zip(args.sentences, probs, strict=True)):
+        line = f"{'positive' if p >= 0.5 else 'negative'}\t{p:.3f}\t{sentence}"
+        if weights is not None and args.top:
+            ranked = sorted(zip(tokens[i], weights[i], strict=True), key=lambda item: -item[1])[: args.top]
+            line += "\t[" + ", ".join(f"{w} {a:.2f}" for w, a in ranked) + "]"
+        print(line)
+    return 0
+
+
+def _figure(args: argparse.Namespace) -> int:
+    check_output_file(args.out, "--out", (".png", ".svg", ".pdf"))
+    if args.json is not None:
+        check_output_file(args.json, "--json", (".json",))
+    records = attention_figure(args.checkpoint, args.out, args.count, args.max_words)
+    if args.json is not None:
+        args.json.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"attention over {len(records)} test sentences written to {args.out}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `sentiment-train`, `sentiment-predict` and `sentiment-attention-figure` commands."""
+    train = subparsers.add_parser(
+        "sentiment-train",
+        help="train a sentiment classifier on the bundled labelled sentences",
+        description="Train a sentiment classifier on the bundled UCI labelled sentences and print its test accuracy.",
+    )
+    add_config_options(train, SentimentConfig)
+    train.add_argument("--threads", type=positive_int(1024), default=1, help="torch CPU threads (default: 1)")
+    train.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda when available)")
+    train.add_argument("--out", type=Path, default=None, help="write a checkpoint directory here")
+    train.set_defaults(func=_train)
+
+    pred = subparsers.add_parser("sentiment-predict", help="classify sentences with a trained checkpoint")
+    pred.add_argument("--checkpoint", type=Path, required=True, help="a sentiment checkpoint directory")
+    pred.add_argument(
+        "--top", type=positive_int(1000), default=3, help="show the N most attended words (attention model; default: 3)"
+    )
+    pred.add_argument("sentences", nargs="+", help="English sentences to classify")
+    pred.set_defaults(func=_predict)
+
+    fig = subparsers.add_parser(
+        "sentiment-attention-figure", help="draw the attention weights over the words of a few test sentences"
+    )
+    fig.add_argument("--checkpoint", type=Path, required=True, help="an 'attention' classifier checkpoint directory")
+    fig.add_argument("--out", type=Path, required=True, help="image file to write (.png, .svg or .pdf)")
+    fig.add_argument("--count", type=positive_int(100), default=6, help="sentences to draw (default: 6)")
+    fig.add_argument("--max-words", type=positive_int(1000), default=12, help="longest sentence drawn (default: 12)")
+    fig.add_argument("--json", type=Path, default=None, help="also write the sentences and weights as JSON")
+    fig.set_defaults(func=_figure)

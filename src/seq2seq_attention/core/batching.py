@@ -1,0 +1,197 @@
+"""Batches for both tasks: lengths, the one mask, padding, the batch type and the bucket sampler.
+
+Sequences of different lengths are padded on the right with `PAD_IDX`; every batch carries
+the real lengths, and `lengths_to_mask` is the only place a padding mask is made from them.
+"""
+
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import NamedTuple, TypeVar
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from torch.utils.data import Sampler
+
+from .errors import InputError
+from .tokens import PAD_IDX
+
+Item = TypeVar("Item")
+
+
+# --8<-- [start:mask]
+def lengths_to_mask(lengths: torch.Tensor, max_length: int) -> torch.Tensor:
+    """True at the first `lengths[b]` positions of each row: the padding mask.
+
+    Shapes:
+        lengths: (B,) long.
+        returns: (B, max_length) bool, on the device of `lengths`.
+    """
+    positions = torch.arange(max_length, device=lengths.device)  # (S,)
+    return positions.unsqueeze(0) < lengths.unsqueeze(1)  # (B, S)
+
+
+# --8<-- [end:mask]
+
+
+# --8<-- [start:pad]
+def pad_sequences(sequences: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Stack index lists into one `PAD_IDX`-padded tensor and their lengths.
+
+    Shapes:
+        returns: (B, L) long, and (B,) long lengths, L the longest sequence.
+    """
+    lengths = torch.tensor([len(s) for s in sequences], dtype=torch.long)  # (B,)
+    if len(sequences) and bool((lengths == lengths[0]).all()):  # a length bucket: one tensor call
+        return torch.tensor([list(s) for s in sequences], dtype=torch.long), lengths  # (B, L), (B,)
+    padded = torch.full((len(sequences), int(lengths.max()) if len(sequences) else 0), PAD_IDX, dtype=torch.long)
+    for row, sequence in enumerate(sequences):
+        padded[row, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)
+    return padded, lengths  # (B, L), (B,)
+
+
+class Batch(NamedTuple):
+    """A padded batch, for translation (a target sequence) and classification (a label).
+
+    Shapes:
+        source: (B, S) long, padded with `PAD_IDX`.
+        lengths: (B,) long, the real source lengths.
+        source_mask: (B, S) bool, True on real source positions (`lengths_to_mask`).
+        target: (B, T) long padded target sequences, or (B,) float labels.
+        target_lengths: (B,) long for target sequences; None for labels.
+    """
+
+    source: torch.Tensor
+    lengths: torch.Tensor
+    source_mask: torch.Tensor
+    target: torch.Tensor
+    target_lengths: torch.Tensor | None = None
+
+    def to(self, device: torch.device | str) -> "Batch":
+        return Batch(*(None if t is None else t.to(device) for t in self))
+
+
+def collate(examples: Sequence[tuple[Sequence[int], Sequence[int] | float]]) -> Batch:
+    """Pad sources and targets (or stack labels), keep lengths, build the source mask once.
+
+    Each example is ``(source indices, target indices)`` or ``(source indices, label)``.
+    """
+    source, lengths = pad_sequences([src for src, _ in examples])  # (B, S), (B,)
+    source_mask = lengths_to_mask(lengths, source.size(1))  # (B, S)
+    targets = [tgt for _, tgt in examples]
+    if targets and isinstance(targets[0], int | float):
+        return Batch(source, lengths, source_mask, torch.tensor(targets, dtype=torch.float))  # (B,) labels
+    target, target_lengths = pad_sequences(targets)  # (B, T), (B,)
+    return Batch(source, lengths, source_mask, target, target_lengths)
+
+
+# --8<-- [end:pad]
+
+
+# --8<-- [start:run_packed]
+def run_packed(rnn: nn.RNNBase, inputs: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, object]:
+    """Run a batch-first RNN (GRU or LSTM) so that it never reads padding.
+
+    When every sequence fills the batch (a length bucket) there is nothing to skip and the RNN
+    runs directly; otherwise the batch is packed, run, and padded again.
+
+    Shapes:
+        inputs: (B, S, E).
+        lengths: (B,) real lengths, on any device.
+        outputs: (B, S, D*H), zero at padded positions (D = 2 for a bidirectional RNN).
+        state: (D, B, H) each direction's state after its last real token (a pair for an LSTM).
+    """
+    if bool((lengths == inputs.size(1)).all()):  # no padding: nothing to pack
+        return rnn(inputs)  # (B, S, D*H), state
+    packed = pack_padded_sequence(inputs, lengths.cpu(), batch_first=True, enforce_sorted=False)
+    packed_outputs, state = rnn(packed)  # state: (D, B, H)
+    outputs, _ = pad_packed_sequence(packed_outputs, batch_first=True, total_length=inputs.size(1))  # (B, S, D*H)
+    return outputs, state
+
+
+# --8<-- [end:run_packed]
+
+
+# --8<-- [start:split]
+def checksum_split(
+    items: Iterable[Item], key: Callable[[Item], str], held_out: int, modulus: int = 100, salt: str = ""
+) -> tuple[list[Item], list[Item]]:
+    """Split into (train, test) by a checksum of each item's key, not by a random draw.
+
+    An item is held out when ``crc32(salt + key(item)) % modulus < held_out``: the split is the
+    same on every machine and Python version, and items with the same key always land on the
+    same side. A different `salt` gives an independent split.
+
+    Raises:
+        InputError: `held_out` outside (0, modulus).
+    """
+    if not 0 < held_out < modulus:
+        raise InputError(f"held_out must lie in (0, {modulus}), got {held_out}")
+    train, test = [], []
+    for item in items:
+        bucket = zlib.crc32((salt + key(item)).encode("utf-8")) % modulus
+        (test if bucket < held_out else train).append(item)
+    return train, test
+
+
+# --8<-- [end:split]
+
+
+class BucketBatchSampler(Sampler[list[int]]):
+    """Batches of examples with equal lengths where possible, in random order.
+
+    Examples are shuffled, sorted (stably) by their lengths, cut into batches of
+    `batch_size`, and the batches are shuffled: most batches need no padding at all, and
+    the order still changes every epoch. The order depends only on `seed` and the epoch
+    (`set_epoch`), so a resumed run sees the same batches as an uninterrupted one.
+
+    Args:
+        lengths: one sortable length key per example, e.g. (source length, target length).
+        batch_size: examples per batch (the last batch of a length group may be smaller).
+        shuffle: shuffle examples and batches; False keeps the sorted order.
+        seed: seeds the shuffling.
+    """
+
+    def __init__(self, lengths: Sequence[object], batch_size: int, shuffle: bool = True, seed: int = 0):
+        if batch_size < 1:
+            raise InputError(f"batch_size must be at least 1, got {batch_size}")
+        self.lengths = list(lengths)
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.seed = seed
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def _batches(self) -> list[list[int]]:
+        generator = torch.Generator().manual_seed(self.seed * 1_000_003 + self.epoch)
+        order = torch.randperm(len(self.lengths), generator=generator).tolist() if self.shuffle else None
+        order = order if order is not None else list(range(len(self.lengths)))
+        order.sort(key=lambda i: self.lengths[i])
+        batches = []
+        start = 0
+        while start < len(order):
+            key = self.lengths[order[start]]
+            end = start
+            while end < len(order) and end - start < self.batch_size and self.lengths[order[end]] == key:
+                end += 1
+            batches.append(order[start:end])
+            start = end
+        if self.shuffle:
+            batches = [batches[i] for i in torch.randperm(len(batches), generator=generator).tolist()]
+        return batches
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return iter(self._batches())
+
+    def __len__(self) -> int:
+        return len(self._batches())
+
+
+def shuffled_batches(size: int, batch_size: int, generator: torch.Generator | None = None) -> list[list[int]]:
+    """Indices ``0..size-1`` cut into batches of `batch_size`, in a random order when a generator is given."""
+    if batch_size < 1:
+        raise InputError(f"batch_size must be at least 1, got {batch_size}")
+    order = list(range(size)) if generator is None else torch.randperm(size, generator=generator).tolist()
+    return [order[start : start + batch_size] for start in range(0, size, batch_size)]

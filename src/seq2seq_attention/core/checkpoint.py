@@ -1,0 +1,334 @@
+"""Checkpoints: safetensors for tensors, JSON for everything else, no pickle anywhere.
+
+A checkpoint is a directory:
+
+* `checkpoint.json`: the model config (its `task` and its builder's arguments), the vocabularies, the
+  training state (config, finished epochs, loss history, the optimizer's non-tensor
+  settings) and, for every tensor file, its name and SHA-256;
+* `model-<hash>.safetensors`: the model's weights;
+* `training-<hash>.safetensors` (optional): the optimizer's tensors and the RNG states, so
+  that an interrupted run resumes with the same losses as an uninterrupted one.
+
+Every file is written to a temporary file in the same directory and renamed into place
+(`os.replace`, atomic on POSIX). The tensor files are named after their content and the
+JSON is renamed last, so a crash at any moment leaves either the old checkpoint or the new
+one, never a mix. Loading checks the hashes, the config and every tensor's name, shape and
+dtype, and raises one `InputError` that says what is wrong. Both tasks use this one format:
+the config's `task` names the builder (`MODEL_BUILDERS`) that rebuilds the model.
+"""
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import nn
+from safetensors import SafetensorError
+from safetensors.torch import load as load_tensors
+from safetensors.torch import save as save_tensors
+
+from .errors import InputError, echo
+from .vocabulary import Vocabularies, Vocabulary
+
+FORMAT = "seq2seq-attention/checkpoint"
+VERSION = 2
+"""Version 2: one format for both tasks (the config names its `task`), attention weights under
+`attention.score`. Version 1 checkpoints are converted by `scripts/convert_checkpoints.py`."""
+JSON_NAME = "checkpoint.json"
+
+MODEL_BUILDERS: dict[str, Callable[..., nn.Module]] = {}
+"""How to rebuild a model from its saved config, by task; each task registers its builder
+(`register_task`) when its package is imported."""
+
+
+def register_task(task: str, build: Callable[..., nn.Module]) -> None:
+    """Let `load_checkpoint` rebuild models of `task` with ``build(**config)``."""
+    MODEL_BUILDERS[task] = build
+
+
+@dataclass
+class Checkpoint:
+    """A loaded checkpoint.
+
+    Attributes:
+        model: the rebuilt model, on the requested device, in eval mode.
+        vocabs: its vocabularies (a classifier has a source vocabulary only).
+        config: the model's config: its `task` and the builder's arguments.
+        training: the training state saved with it (empty for a weights-only checkpoint).
+        path: the checkpoint directory.
+    """
+
+    model: nn.Module
+    vocabs: Vocabularies
+    config: dict
+    training: dict = field(default_factory=dict)
+    path: Path | None = None
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to a temporary file next to `path`, flush it to disk, then rename it over `path`."""
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(temp, 0o644)  # mkstemp makes it private; a checkpoint is meant to be shared
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _store(directory: Path, stem: str, tensors: dict[str, torch.Tensor]) -> dict:
+    data = save_tensors({name: t.detach().cpu().contiguous() for name, t in tensors.items()})
+    digest = hashlib.sha256(data).hexdigest()
+    name = f"{stem}-{digest[:16]}.safetensors"
+    _write_atomic(directory / name, data)
+    return {"name": name, "sha256": digest, "bytes": len(data)}
+
+
+def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict]:
+    """Split an optimizer's state dict into tensors (for safetensors) and the rest (for JSON)."""
+    state = optimizer.state_dict()
+    tensors: dict[str, torch.Tensor] = {}
+    scalars: dict[str, dict[str, float | int | bool | None]] = {}
+    for param_id, values in state["state"].items():
+        for key, value in values.items():
+            if isinstance(value, torch.Tensor):
+                tensors[f"optimizer.{param_id}.{key}"] = value
+            else:
+                scalars.setdefault(str(param_id), {})[key] = value
+    return tensors, {"param_groups": state["param_groups"], "scalars": scalars}
+
+
+def _rng_tensors() -> dict[str, torch.Tensor]:
+    tensors = {"rng.cpu": torch.get_rng_state()}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        for index, rng in enumerate(torch.cuda.get_rng_state_all()):
+            tensors[f"rng.cuda.{index}"] = rng
+    return tensors
+
+
+def _json_ready(value: object) -> object:
+    """`value` with every non-finite float replaced by None: strict JSON has no NaN or Infinity."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _json_ready(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(item) for item in value]
+    return value
+
+
+def save_checkpoint(
+    path: str | Path,
+    model: nn.Module,
+    vocabs: Vocabularies,
+    *,
+    training: dict | None = None,
+    optimizer: torch.optim.Optimizer | None = None,
+    save_rng: bool = False,
+) -> Path:
+    """Save a model (and optionally what resuming its training needs) to the directory `path`.
+
+    The JSON document is built (and checked to be strict JSON) before any file is written, so
+    a value that cannot be saved leaves the directory as it was.
+
+    Args:
+        path: the checkpoint directory; created if missing, its old checkpoint replaced.
+        model: a model whose `config` (with its `task`) rebuilds it, as `build_model` and
+            `build_classifier` set it.
+        vocabs: the vocabularies the model was trained with.
+        training: JSON-ready training state (config, epoch, history); non-finite floats are
+            stored as null.
+        optimizer: its state is saved for resuming.
+        save_rng: save the CPU (and CUDA) random generator states for resuming.
+
+    Returns:
+        The checkpoint directory.
+    """
+    config = getattr(model, "config", None)
+    if not isinstance(config, dict) or config.get("task") not in MODEL_BUILDERS:
+        raise ValueError("the model has no config with a registered task; build it with build_model or build_classifier")
+    state = dict(training or {})
+    extra: dict[str, torch.Tensor] = {}
+    if optimizer is not None:
+        optimizer_tensors, optimizer_rest = _optimizer_tensors(optimizer)
+        extra.update(optimizer_tensors)
+        state["optimizer"] = optimizer_rest
+    if save_rng:
+        extra.update(_rng_tensors())
+    vocabularies = {side: vocab.to_dict() for side, vocab in vocabs._asdict().items() if vocab is not None}
+    document = {"format": FORMAT, "version": VERSION, "config": config, "vocabularies": vocabularies}
+    document["training"] = _json_ready(state)
+    try:
+        json.dumps(document, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"the checkpoint cannot be saved as JSON: {error}") from error
+    directory = Path(path)
+    directory.mkdir(parents=True, exist_ok=True)
+    files = {"model": _store(directory, "model", model.state_dict())}
+    if extra:
+        files["training"] = _store(directory, "training", extra)
+    document["files"] = files
+    text = json.dumps(document, ensure_ascii=False, indent=1, allow_nan=False)
+    _write_atomic(directory / JSON_NAME, text.encode("utf-8"))
+    keep = {entry["name"] for entry in files.values()}
+    for stale in directory.glob("*.safetensors"):
+        if stale.name not in keep and stale.name.startswith(("model-", "training-")):
+            stale.unlink(missing_ok=True)
+    return directory
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _read_document(directory: Path) -> dict:
+    json_path = directory / JSON_NAME
+    if not directory.exists():
+        raise InputError(f"no checkpoint at {directory}: the directory does not exist")
+    if not directory.is_dir():
+        raise InputError(f"no checkpoint at {directory}: it is a file, expected a checkpoint directory")
+    if not json_path.is_file():
+        raise InputError(f"no checkpoint at {directory}: {JSON_NAME} is missing")
+    try:
+        document = json.loads(json_path.read_text(encoding="utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise InputError(f"checkpoint file {json_path} is corrupted (not valid JSON: {echo(error)})") from error
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise InputError(f"{json_path} is not a seq2seq-attention checkpoint (format is not {FORMAT!r})")
+    if document.get("version") != VERSION:
+        raise InputError(
+            f"{json_path} has checkpoint version {echo(document.get('version'))}, this code reads {VERSION}"
+            + (" (convert it with scripts/convert_checkpoints.py)" if document.get("version") == 1 else "")
+        )
+    for key in ("config", "vocabularies", "files"):
+        if not isinstance(document.get(key), dict):
+            raise InputError(f"checkpoint file {json_path} is corrupted: {key!r} is missing or not an object")
+    if not isinstance(document.get("training", {}), dict):
+        raise InputError(f"checkpoint file {json_path} is corrupted: 'training' is not an object")
+    return document
+
+
+def _read_tensors(directory: Path, entry: object, what: str) -> dict[str, torch.Tensor]:
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or "/" in entry["name"]:
+        raise InputError(f"checkpoint {directory} is corrupted: the entry for the {what} file is malformed")
+    path = directory / entry["name"]
+    if not path.is_file():
+        raise InputError(f"checkpoint {directory} is incomplete: {entry['name']} ({what}) is missing")
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+        raise InputError(
+            f"checkpoint file {path} is corrupted or truncated: its SHA-256 does not match {JSON_NAME} "
+            f"({len(data)} bytes, expected {echo(entry.get('bytes'))})"
+        )
+    try:
+        return load_tensors(data)
+    except (SafetensorError, ValueError, RuntimeError) as error:
+        raise InputError(f"checkpoint file {path} is not a valid safetensors file: {echo(error)}") from error
+
+
+def _rebuild(directory: Path, config: dict) -> nn.Module:
+    task = config.get("task")
+    if task not in MODEL_BUILDERS:
+        raise InputError(f"checkpoint {directory} names task {echo(task)}; expected one of {sorted(MODEL_BUILDERS)}")
+    options = {key: value for key, value in config.items() if key != "task"}
+    bad = [key for key, value in options.items() if not isinstance(value, str | int | float | bool | type(None))]
+    if bad:
+        raise InputError(f"checkpoint {directory} has a malformed config: {echo(bad)} must be plain values")
+    try:
+        return MODEL_BUILDERS[task](**options)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"checkpoint {directory} has an unusable {task} config {echo(config)}: {echo(error)}") from error
+
+
+def load_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> Checkpoint:
+    """Load a checkpoint saved by `save_checkpoint` and rebuild its model.
+
+    Args:
+        path: the checkpoint directory.
+        device: where to put the model.
+
+    Raises:
+        InputError: the directory or a file is missing, a file is corrupted or truncated, or
+            the weights do not match the config (names, shapes or dtypes), with what was expected.
+    """
+    directory = Path(path)
+    document = _read_document(directory)
+    config = document["config"]
+    saved = document["vocabularies"]
+    if not isinstance(saved.get("source"), dict):
+        raise InputError(f"checkpoint {directory} is corrupted: the source vocabulary is missing")
+    vocabs = Vocabularies(
+        Vocabulary.from_dict(saved["source"]),
+        Vocabulary.from_dict(saved["target"]) if saved.get("target") is not None else None,
+    )
+    model = _rebuild(directory, config)
+    sizes = getattr(model, "vocabulary_sizes", {})
+    for side, size in sizes.items():
+        vocab = getattr(vocabs, side)
+        if vocab is None or len(vocab) != size:
+            raise InputError(
+                f"checkpoint {directory} is mismatched: the model has a {side} vocabulary of {size} "
+                f"but the saved one has {None if vocab is None else len(vocab)}"
+            )
+    weights = _read_tensors(directory, document["files"].get("model"), "weights")
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(weights))
+    unexpected = sorted(set(weights) - set(expected))
+    wrong = [
+        f"{name} {tuple(weights[name].shape)} {weights[name].dtype} (expected {tuple(t.shape)} {t.dtype})"
+        for name, t in expected.items()
+        if name in weights and (weights[name].shape != t.shape or weights[name].dtype != t.dtype)
+    ]
+    if missing or unexpected or wrong:
+        parts = [
+            f"missing {missing[:3]}" if missing else "",
+            f"unexpected {unexpected[:3]}" if unexpected else "",
+            f"wrong tensors {wrong[:3]}" if wrong else "",
+        ]
+        raise InputError(f"checkpoint {directory} does not match its config {echo(config)}: " + "; ".join(p for p in parts if p))
+    model.load_state_dict(weights)
+    model.to(device).eval()
+    return Checkpoint(model, vocabs, config, document.get("training") or {}, directory)
+
+
+def restore_training_state(checkpoint: Checkpoint, optimizer: torch.optim.Optimizer | None) -> None:
+    """Put the saved optimizer state and RNG states back, to resume training where it stopped.
+
+    Raises:
+        InputError: the checkpoint holds no training state, or it does not fit `optimizer`.
+    """
+    assert checkpoint.path is not None
+    document = _read_document(checkpoint.path)
+    entry = document["files"].get("training")
+    if entry is None:
+        raise InputError(f"checkpoint {checkpoint.path} holds weights only, no training state to resume from")
+    tensors = _read_tensors(checkpoint.path, entry, "training state")
+    if optimizer is not None:
+        saved = checkpoint.training.get("optimizer")
+        if not isinstance(saved, dict):
+            raise InputError(f"checkpoint {checkpoint.path} holds no optimizer state")
+        state: dict[int, dict] = {}
+        for name, tensor in tensors.items():
+            if name.startswith("optimizer."):
+                _, param_id, key = name.split(".", 2)
+                state.setdefault(int(param_id), {})[key] = tensor
+        for param_id, values in saved.get("scalars", {}).items():
+            state.setdefault(int(param_id), {}).update(values)
+        try:
+            optimizer.load_state_dict({"state": state, "param_groups": saved["param_groups"]})
+        except (KeyError, ValueError) as error:
+            raise InputError(f"checkpoint {checkpoint.path}: the optimizer state does not fit: {error}") from error
+    if "rng.cpu" in tensors:
+        torch.set_rng_state(tensors["rng.cpu"])
+    cuda_states = [tensors[f"rng.cuda.{i}"] for i in range(torch.cuda.device_count()) if f"rng.cuda.{i}" in tensors]
+    if cuda_states and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(cuda_states)

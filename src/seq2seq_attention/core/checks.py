@@ -1,0 +1,128 @@
+"""Input checks for public entry points.
+
+Each check raises one `InputError` (a `ValueError`) that names the argument, what was expected and what
+came, e.g. ``keys must be (B, S, H) with H=256, got (4, 7, 128)``. Helpers inside a module
+trust their callers; only public `forward`s, data loading, the CLI and checkpoint loading
+call these.
+"""
+
+from collections.abc import Mapping, Sequence
+
+import torch
+
+from .errors import InputError
+
+Dim = str | int
+
+
+def _describe(dims: Sequence[Dim], known: Mapping[str, int]) -> str:
+    names = ", ".join(str(d) for d in dims)
+    fixed = [f"{d}={known[d]}" for d in dims if isinstance(d, str) and d in known]
+    return f"({names})" + (f" with {', '.join(fixed)}" if fixed else "")
+
+
+def check_tensor(
+    name: str,
+    tensor: object,
+    dims: Sequence[Dim],
+    known: Mapping[str, int] | None = None,
+    *,
+    dtype: str | None = None,
+) -> dict[str, int]:
+    """Check a tensor's rank, sizes and dtype kind, and bind the named sizes.
+
+    Args:
+        name: the argument's name, used in the message.
+        tensor: the value to check.
+        dims: one entry per dimension: a letter such as ``"B"`` (bound on first sight,
+            then checked), or an int that the size must equal.
+        known: sizes already bound, e.g. ``{"H": 256, "B": 4}``.
+        dtype: ``"float"`` (any floating dtype), ``"long"`` (int64), ``"bool"``, or None.
+
+    Returns:
+        ``known`` extended with the sizes this tensor bound.
+
+    Raises:
+        InputError: naming what was expected and what came.
+    """
+    sizes = dict(known or {})
+    if not isinstance(tensor, torch.Tensor):
+        raise InputError(f"{name} must be a torch.Tensor {_describe(dims, sizes)}, got {type(tensor).__name__}")
+    got = tuple(tensor.shape)
+    ok = len(got) == len(dims)
+    if ok:
+        for dim, size in zip(dims, got, strict=True):
+            if isinstance(dim, int):
+                ok = ok and size == dim
+            elif dim in sizes:
+                ok = ok and size == sizes[dim]
+            else:
+                sizes[dim] = size
+    if not ok:
+        raise InputError(f"{name} must be {_describe(dims, known or {})}, got {got}")
+    if dtype == "float" and not tensor.is_floating_point():
+        raise InputError(f"{name} must be a floating-point tensor, got {tensor.dtype}")
+    if dtype == "long" and tensor.dtype != torch.long:
+        raise InputError(f"{name} must hold token indices as torch.long, got {tensor.dtype}")
+    if dtype == "bool" and tensor.dtype != torch.bool:
+        raise InputError(f"{name} must be a torch.bool mask (True = real token), got {tensor.dtype}")
+    return sizes
+
+
+def check_same_device(**tensors: torch.Tensor | None) -> torch.device:
+    """Check that all given tensors live on one device and return it.
+
+    Raises:
+        InputError: listing each tensor's device when they differ.
+    """
+    present = {name: t for name, t in tensors.items() if t is not None}
+    devices = {t.device for t in present.values()}
+    if len(devices) > 1:
+        where = ", ".join(f"{name} on {t.device}" for name, t in present.items())
+        raise InputError(f"all inputs must be on one device, got {where}")
+    return devices.pop()
+
+
+def check_module_device(module: torch.nn.Module, device: torch.device, what: str) -> None:
+    """Check that a module's parameters are on the device of its inputs."""
+    param = next(module.parameters(), None)
+    if param is not None and param.device != device:
+        raise InputError(
+            f"{what} are on {device} but {type(module).__name__}'s parameters are on {param.device}; "
+            f"move one of them (module.to({str(device)!r}))"
+        )
+
+
+def check_module_dtype(module: torch.nn.Module, tensor: torch.Tensor, name: str) -> None:
+    """Check that a floating-point input has the dtype of the module's parameters.
+
+    Skipped under autocast, where mixed dtypes are the point.
+    """
+    param = next(module.parameters(), None)
+    if param is None or torch.is_autocast_enabled(tensor.device.type):
+        return
+    if tensor.dtype != param.dtype:
+        raise InputError(
+            f"{name} is {tensor.dtype} but {type(module).__name__}'s parameters are {param.dtype}; "
+            f"convert one of them (module.to({tensor.dtype}) or {name}.to({param.dtype}))"
+        )
+
+
+def check_indices(name: str, tensor: torch.Tensor, vocab_size: int) -> None:
+    """Check that every token index is in ``[0, vocab_size)``."""
+    if tensor.numel() and (int(tensor.min()) < 0 or int(tensor.max()) >= vocab_size):
+        raise InputError(
+            f"{name} holds token indices in [{int(tensor.min())}, {int(tensor.max())}], "
+            f"expected [0, {vocab_size - 1}] for a vocabulary of {vocab_size}"
+        )
+
+
+def check_lengths(lengths: object, batch_size: int, max_length: int) -> None:
+    """Check real sequence lengths: (B,) long, every one in [1, S].
+
+    Raises:
+        InputError: a wrong shape or dtype, or a length outside [1, S].
+    """
+    check_tensor("lengths", lengths, (batch_size,), dtype="long")
+    if lengths.numel() and (int(lengths.min()) < 1 or int(lengths.max()) > max_length):
+        raise InputError(f"lengths must lie in [1, S={max_length}], got {lengths.tolist()}")

@@ -1,0 +1,169 @@
+"""Attention beyond translation: the course notes' BiLSTM + Bahdanau attention sentiment classifier.
+
+The attention module is the translator's `BahdanauAttention`, with a query of size 2H (the
+final states of both directions) and keys of size 2H (the bidirectional outputs).
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..attention.attention import BahdanauAttention
+from ..core.batching import lengths_to_mask, run_packed
+from ..core.checkpoint import register_task
+from ..core.checks import check_indices, check_lengths, check_module_device, check_same_device, check_tensor
+from ..core.errors import InputError, echo
+from ..core.tokens import PAD_IDX
+
+CLASSIFIER_KINDS = ("attention", "bilstm", "mean")
+"""`attention`: the course notes' model; `bilstm`: the same without attention; `mean`: averaged embeddings."""
+
+
+def _check_inputs(module: nn.Module, input: torch.Tensor, lengths: torch.Tensor, vocab_size: int) -> dict[str, int]:
+    sizes = check_tensor("input", input, ("B", "S"), dtype="long")
+    if sizes["B"] == 0 or sizes["S"] == 0:
+        raise InputError(f"input must hold at least one sentence of at least one token, got {tuple(input.shape)}")
+    check_indices("input", input, vocab_size)
+    check_lengths(lengths, sizes["B"], sizes["S"])
+    check_module_device(module, check_same_device(input=input), "the inputs")
+    return sizes
+
+
+MAX_SIZE = 1 << 20
+"""The largest size a classifier accepts (a checkpoint cannot ask for more)."""
+
+
+class SentimentClassifier(nn.Module):
+    """Embedding, two bidirectional LSTMs, Bahdanau attention, Dense(20, relu), Dropout, Dense(1).
+
+    The query of the attention is the second LSTM's final states, forward and backward
+    concatenated; the keys (and values) are its outputs at every position. Without attention
+    (`use_attention=False`, the baseline) the concatenated final states go to the dense layer
+    directly.
+
+    Args:
+        vocab_size: V.
+        embedding_size: E (course notes: 128).
+        hidden_size: H per direction (course notes: 64), so the outputs and the query have 2H.
+        attention_size: the size of the tanh layer inside the attention (course notes: 64).
+        dense_size: units of the relu layer (course notes: 20).
+        dropout_p: dropout on the LSTMs' inputs and after the relu layer (course notes: 0.5).
+        use_attention: False gives the baseline without attention.
+
+    Shapes:
+        input: (B, S) token indices, padded on the right with `PAD_IDX`.
+        lengths: (B,) long, the real lengths, each in [1, S].
+        logits: (B,), the score of "positive" before the sigmoid.
+        weights: (B, S), attention over the positions, exactly 0 on padding (None without attention).
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        embedding_size: int = 128,
+        hidden_size: int = 64,
+        attention_size: int = 64,
+        dense_size: int = 20,
+        dropout_p: float = 0.5,
+        use_attention: bool = True,
+    ) -> None:
+        super().__init__()
+        self.vocabulary_sizes = {"source": vocab_size}
+        # --8<-- [start:init]
+        self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
+        self.lstm1 = nn.LSTM(embedding_size, hidden_size, batch_first=True, bidirectional=True)
+        self.lstm2 = nn.LSTM(2 * hidden_size, hidden_size, batch_first=True, bidirectional=True)
+        self.attention = (
+            BahdanauAttention(attention_size, query_size=2 * hidden_size, key_size=2 * hidden_size)
+            if use_attention
+            else None
+        )
+        self.dense = nn.Linear(2 * hidden_size, dense_size)
+        self.dropout = nn.Dropout(dropout_p)
+        self.output = nn.Linear(dense_size, 1)
+        # --8<-- [end:init]
+
+    # --8<-- [start:forward]
+    def forward(self, input: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        sizes = _check_inputs(self, input, lengths, self.embedding.num_embeddings)
+        mask = lengths_to_mask(lengths.to(input.device), sizes["S"])  # (B, S)
+
+        embedded = self.embedding(input)  # (B, S, E)
+        outputs1, _ = run_packed(self.lstm1, self.dropout(embedded), lengths)  # (B, S, 2H)
+        outputs, (h_n, _) = run_packed(self.lstm2, self.dropout(outputs1), lengths)  # (B, S, 2H), (2, B, H)
+        query = torch.cat([h_n[0], h_n[1]], dim=1)  # (B, 2H): forward and backward final states
+
+        if self.attention is None:
+            features, weights = query, None  # (B, 2H)
+        else:
+            context, weights = self.attention(query.unsqueeze(1), outputs, mask)  # (B, 1, 2H), (B, 1, S)
+            features, weights = context.squeeze(1), weights.squeeze(1)  # (B, 2H), (B, S)
+
+        hidden = self.dropout(F.relu(self.dense(features)))  # (B, 20)
+        logits = self.output(hidden).squeeze(1)  # (B,)
+        return logits, weights
+
+    # --8<-- [end:forward]
+
+
+class MeanEmbeddingClassifier(nn.Module):
+    """The simplest baseline: the average of the real tokens' embeddings, Dense(relu), Dense(1).
+
+    Args:
+        vocab_size: V.
+        embedding_size: E.
+        dense_size: units of the relu layer.
+        dropout_p: dropout after the relu layer.
+
+    Shapes:
+        input: (B, S) token indices, padded on the right with `PAD_IDX`.
+        lengths: (B,) long, the real lengths, each in [1, S].
+        logits: (B,); weights: always None (this model has no attention).
+    """
+
+    def __init__(self, vocab_size: int, embedding_size: int = 128, dense_size: int = 20, dropout_p: float = 0.5):
+        super().__init__()
+        self.vocabulary_sizes = {"source": vocab_size}
+        self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
+        self.dense = nn.Linear(embedding_size, dense_size)
+        self.dropout = nn.Dropout(dropout_p)
+        self.output = nn.Linear(dense_size, 1)
+
+    def forward(self, input: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, None]:
+        sizes = _check_inputs(self, input, lengths, self.embedding.num_embeddings)
+        lengths = lengths.to(input.device)
+        mask = lengths_to_mask(lengths, sizes["S"])  # (B, S)
+        embedded = self.embedding(input) * mask.unsqueeze(2)  # (B, S, E), zero on padding
+        mean = embedded.sum(dim=1) / lengths.unsqueeze(1)  # (B, E)
+        hidden = self.dropout(F.relu(self.dense(mean)))  # (B, 20)
+        return self.output(hidden).squeeze(1), None  # (B,)
+
+
+def build_classifier(kind: str, vocab_size: int, **options: object) -> nn.Module:
+    """A classifier of the given kind (`CLASSIFIER_KINDS`) with the course notes' sizes unless overridden.
+
+    The model's `config` (saved in checkpoints) records the kind, the vocabulary size and the options.
+
+    Raises:
+        InputError: an unknown kind, an option the kind does not take, or a size outside [1, 2^20].
+    """
+    if kind not in CLASSIFIER_KINDS:
+        raise InputError(f"unknown classifier kind {echo(kind)}; choose from {list(CLASSIFIER_KINDS)}")
+    for name, value in {"vocab_size": vocab_size, **options}.items():
+        if name.endswith("_size") and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SIZE):
+            raise InputError(f"{name} must be an int in [1, {MAX_SIZE}], got {echo(value)}")
+    dropout = options.get("dropout_p", 0.5)
+    if isinstance(dropout, bool) or not isinstance(dropout, int | float) or not 0.0 <= dropout < 1.0:
+        raise InputError(f"dropout_p must be a number in [0, 1), got {echo(dropout)}")
+    try:
+        if kind == "mean":
+            model = MeanEmbeddingClassifier(vocab_size, **options)
+        else:
+            model = SentimentClassifier(vocab_size, **options, use_attention=kind == "attention")
+    except TypeError as error:
+        raise InputError(f"a {kind!r} classifier does not take {echo(sorted(options))}: {error}") from None
+    model.config = {"task": "sentiment", "kind": kind, "vocab_size": vocab_size, **options}
+    return model
+
+
+register_task("sentiment", build_classifier)

@@ -1,0 +1,82 @@
+"""Figures of the sentiment classifier: the attention over the words of a few test sentences."""
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+
+from ..core.errors import InputError
+from .data import Example, encode_tokens, prepare_data, tokenize
+from .train import checkpoint_sources, load_classifier, predict
+
+
+def pick_examples(examples: Sequence[Example], count: int, max_words: int) -> list[Example]:
+    """The first `count` test sentences of 4 to `max_words` tokens, alternating negative and positive."""
+    wanted = [e for e in examples if 4 <= len(tokenize(e.text)) <= max_words]
+    negatives = [e for e in wanted if e.label == 0]
+    positives = [e for e in wanted if e.label == 1]
+    chosen = [e for pair in zip(negatives, positives, strict=False) for e in pair]
+    return chosen[:count]
+
+
+def plot_word_attention(
+    words: Sequence[Sequence[str]], weights: Sequence[Sequence[float]], titles: Sequence[str], path: Path
+) -> None:
+    """One row of coloured cells per sentence: the attention weight on each word, written in the cell."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not words or len(words) != len(weights) or len(words) != len(titles):
+        raise ValueError(f"need as many weight rows and titles as sentences, got {len(words)}, {len(weights)}")
+    width = max(len(w) for w in words)
+    top = max(max(row) for row in weights)  # one colour scale for every row, so rows compare
+    fig, axes = plt.subplots(len(words), 1, figsize=(1.0 + 0.9 * width, 1.05 * len(words)), squeeze=False)
+    for ax, row_words, row_weights, title in zip(axes[:, 0], words, weights, titles, strict=True):
+        if len(row_words) != len(row_weights):
+            raise ValueError(f"{len(row_words)} words but {len(row_weights)} weights in {title!r}")
+        cells = torch.full((1, width), float("nan"))
+        cells[0, : len(row_weights)] = torch.tensor(row_weights)
+        ax.imshow(cells.numpy(), cmap="Oranges", vmin=0.0, vmax=top, aspect="auto")
+        for j, weight in enumerate(row_weights):
+            color = "white" if weight > 0.6 * top else "black"
+            ax.text(j, 0, f"{weight:.2f}", ha="center", va="center", fontsize=8, color=color)
+        ax.set_xticks(range(len(row_words)), row_words, fontsize=9)
+        ax.tick_params(length=0)
+        ax.set_yticks([])
+        ax.set_title(title, fontsize=9, loc="left")
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def attention_figure(checkpoint: Path, out: Path, count: int = 6, max_words: int = 12) -> list[dict[str, object]]:
+    """Draw the attention over the words of a few test sentences of the checkpoint's sources.
+
+    Returns one record per sentence (text, label, probability, words, weights). Words outside
+    the vocabulary (read by the model as `<unk>`) are marked with a trailing ``*``.
+    """
+    loaded = load_classifier(checkpoint)
+    model, vocab = loaded.model, loaded.vocabs.source
+    if loaded.config["kind"] != "attention":
+        raise InputError(f"{checkpoint} holds a {loaded.config['kind']!r} classifier, which has no attention to draw")
+    data = prepare_data(checkpoint_sources(loaded))
+    if data.vocab.index2word != vocab.index2word:
+        raise InputError(f"{checkpoint} was trained with another vocabulary than its sources give now")
+    chosen = pick_examples(data.test.examples, count, max_words)
+    if not chosen:
+        raise InputError(f"no test sentence of 4 to {max_words} words")
+    tokens = [tokenize(e.text) for e in chosen]
+    probs, weights = predict(model, [encode_tokens(vocab, t) for t in tokens])
+    words = [[w if w in vocab.word2index else f"{w}*" for w in row] for row in tokens]
+    titles = [
+        f"label {'positive' if e.label else 'negative'}, P(positive) = {p:.2f}"
+        for e, p in zip(chosen, probs, strict=True)
+    ]
+    plot_word_attention(words, weights, titles, out)
+    return [
+        {"text": e.text, "label": e.label, "p_positive": round(p, 4), "words": w, "weights": [round(x, 4) for x in a]}
+        for e, p, w, a in zip(chosen, probs, words, weights, strict=True)
+    ]

@@ -1,0 +1,49 @@
+"""The encoder: token indices to one hidden state per source position."""
+
+import torch
+from torch import nn
+
+from ..core.batching import run_packed
+from ..core.checks import check_indices, check_lengths, check_module_device, check_same_device, check_tensor
+from ..core.errors import InputError
+from ..core.tokens import PAD_IDX
+
+
+class EncoderRNN(nn.Module):
+    """Embedding, dropout and a one-layer GRU, batch first.
+
+    Args:
+        input_size: source vocabulary size V_src.
+        hidden_size: H, the size of the embeddings and of the GRU state.
+        dropout_p: dropout on the embeddings.
+
+    Shapes:
+        input: (B, S) token indices, padded with `PAD_IDX`.
+        lengths: (B,) real lengths, optional. With it, the GRU never reads padding:
+            padded positions of `outputs` are zero and `hidden` is the state after each
+            sentence's last real token.
+        outputs: (B, S, H), one state per source position (the attention's keys).
+        hidden: (1, B, H), the last state (the decoder's first state).
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, dropout_p: float = 0.1) -> None:
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.embedding = nn.Embedding(input_size, hidden_size, padding_idx=PAD_IDX)
+        self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)
+        self.dropout = nn.Dropout(dropout_p)
+
+    # --8<-- [start:forward]
+    def forward(self, input: torch.Tensor, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        sizes = check_tensor("input", input, ("B", "S"), dtype="long")
+        if sizes["B"] == 0 or sizes["S"] == 0:
+            raise InputError(f"input must hold at least one sentence of at least one token, got {tuple(input.shape)}")
+        check_indices("input", input, self.embedding.num_embeddings)
+        check_module_device(self, check_same_device(input=input), "the inputs")
+        embedded = self.dropout(self.embedding(input))  # (B, S, H)
+        if lengths is None:
+            return self.gru(embedded)  # (B, S, H), (1, B, H)
+        check_lengths(lengths, sizes["B"], sizes["S"])
+        return run_packed(self.gru, embedded, lengths)  # (B, S, H) zero on padding, (1, B, H)
+
+    # --8<-- [end:forward]

@@ -1,0 +1,139 @@
+"""Attention heatmaps: which source word each generated word looked at.
+
+Figures are built with the object-oriented API on the Agg canvas (`matplotlib.figure.Figure`
+with `FigureCanvasAgg`): no pyplot state, no display needed, safe in scripts and tests.
+"""
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..core.batching import collate
+from ..core.errors import InputError
+from ..core.tokens import EOS_IDX
+from ..core.vocabulary import Vocabularies
+from .corpus import MAX_WORDS
+from .decoders import MAX_LENGTH
+from .model import Seq2Seq
+from .search import greedy_decode, prepare_sentences
+
+
+# --8<-- [start:plot_attention]
+def plot_attention(
+    weights: torch.Tensor | np.ndarray,
+    source_words: Sequence[str],
+    output_words: Sequence[str],
+    *,
+    title: str | None = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """Draw an attention matrix as a heatmap: source words across, generated words down.
+
+    Row i is the attention distribution of output step i over the source positions (the course
+    notes' figure): dark is weight 0, bright is weight 1, the colour scale is fixed to [0, 1]
+    so that two heatmaps can be compared by eye.
+
+    Args:
+        weights: the attention of one sentence, e.g. `attentions[b, :T, :S]` from a decoder.
+        source_words: the S source tokens (columns), `<eos>` included if it was encoded.
+        output_words: the T generated tokens (rows).
+        title: optional title over the axes.
+        ax: draw into these axes (e.g. one panel of a side-by-side figure); a new figure
+            is made when None.
+
+    Returns:
+        The figure that holds the heatmap.
+
+    Shapes:
+        weights: (T, S).
+
+    Raises:
+        InputError: weights that are not 2-D, or word lists that do not match its sizes.
+    """
+    matrix = weights.detach().float().cpu().numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights)
+    if matrix.ndim != 2:
+        raise InputError(f"weights must be (T, S), got shape {tuple(matrix.shape)}")
+    T, S = matrix.shape
+    if len(output_words) != T or len(source_words) != S:
+        raise InputError(
+            f"weights are (T, S) = ({T}, {S}) but got {len(output_words)} output words "
+            f"and {len(source_words)} source words"
+        )
+    if ax is None:
+        figure = Figure(figsize=(0.6 * S + 2.0, 0.5 * T + 1.5), layout="constrained")
+        FigureCanvasAgg(figure)
+        ax = figure.add_subplot()
+    figure = ax.get_figure()
+
+    image = ax.imshow(matrix, cmap="gray", vmin=0.0, vmax=1.0, aspect="auto")  # (T, S) cells
+    ax.set_xticks(range(S), labels=list(source_words), rotation=90)
+    ax.set_yticks(range(T), labels=list(output_words))
+    ax.set_xlabel("source")
+    ax.set_ylabel("output")
+    if title:
+        ax.set_title(title)
+    figure.colorbar(image, ax=ax, fraction=0.05)
+    return figure
+
+
+# --8<-- [end:plot_attention]
+
+
+def save_figure(figure: Figure, path: str | Path, dpi: int = 120) -> Path:
+    """Write a figure to `path` (PNG by extension), creating the parent folder."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=dpi)
+    return path
+
+
+# --8<-- [start:sentence_attention]
+def sentence_attention(
+    model: Seq2Seq,
+    vocabs: Vocabularies,
+    sentence: str,
+    *,
+    max_words: int = MAX_WORDS,
+    max_length: int = MAX_LENGTH,
+    unknown: str = "error",
+) -> tuple[list[str], list[str], torch.Tensor]:
+    """Translate one French sentence greedily and return what each output word attended to.
+
+    Args:
+        model: a trained `Seq2Seq` whose decoder has attention (`luong`, `bahdanau`).
+        vocabs: its vocabularies.
+        sentence: a French sentence; normalised like the training data.
+        max_words: the longest sentence accepted (the training filter's limit).
+        max_length: the most output words, `<eos>` included.
+        unknown: ``"error"`` rejects an unknown word, ``"unk"`` reads it as `<unk>`.
+
+    Returns:
+        The S source tokens (with `<eos>`), the T output tokens (up to and with the first
+        `<eos>`), and their attention weights.
+
+    Shapes:
+        weights: (T, S), on the CPU; every row sums to 1.
+
+    Raises:
+        InputError: a bad sentence (see `search.prepare_sentences`), or a decoder without attention.
+    """
+    (indices,) = prepare_sentences(vocabs, [sentence], max_words, unknown)
+    device = next(model.parameters()).device
+    model.eval()
+    batch = collate([(indices, [EOS_IDX])]).to(device)
+    tokens, attentions = greedy_decode(model, batch.source, batch.lengths, max_length)  # (1, T), (1, T, S)
+    if attentions is None:
+        raise InputError(f"the {type(model.decoder).__name__} decoder has no attention to plot; use an attention model")
+    row = tokens[0].tolist()
+    steps = row.index(EOS_IDX) + 1 if EOS_IDX in row else len(row)
+    source_words = [vocabs.source.index2word[i] for i in indices]
+    output_words = [vocabs.target.index2word[i] for i in row[:steps]]
+    return source_words, output_words, attentions[0, :steps].cpu()  # (T, S)
+
+
+# --8<-- [end:sentence_attention]

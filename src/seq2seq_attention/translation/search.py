@@ -1,0 +1,274 @@
+"""Greedy and beam-search translation: batched, under `torch.inference_mode`, stopping at `<eos>`."""
+
+import math
+import unicodedata
+from collections.abc import Sequence
+
+import torch
+
+from ..core.batching import collate
+from ..core.checks import check_tensor
+from ..core.errors import InputError, echo
+from ..core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
+from ..core.vocabulary import Vocabularies
+from .corpus import MAX_WORDS, normalize_string
+from .decoders import MAX_LENGTH
+from .model import Seq2Seq
+
+
+def _check_search(source: object, max_length: object, beam_size: object = 1) -> dict[str, int]:
+    sizes = check_tensor("source", source, ("B", "S"), dtype="long")
+    for name, value in (("max_length", max_length), ("beam_size", beam_size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
+    if max_length > MAX_STEPS:
+        raise InputError(f"max_length must be at most {MAX_STEPS}, got {max_length}")
+    if sizes["B"] == 0:
+        raise InputError("source must hold at least one sentence, got B=0")
+    return sizes
+
+
+MAX_STEPS = 1000
+"""The most steps a search takes (`max_length`); the training sentences have at most 7 tokens."""
+
+
+# --8<-- [start:greedy]
+@torch.inference_mode()
+def greedy_decode(
+    model: Seq2Seq, source: torch.Tensor, lengths: torch.Tensor, max_length: int = MAX_LENGTH
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Feed each step's most likely word back in, until every sentence has said `<eos>`.
+
+    Args:
+        model: a trained `Seq2Seq` (call `model.eval()` first: dropout stays on otherwise).
+        source: (B, S) long, padded source indices.
+        lengths: (B,) long, the real source lengths.
+        max_length: at most this many steps (`<eos>` included).
+
+    Shapes:
+        tokens: (B, T) long, T <= max_length; each row ends at its first `<eos>`, then `PAD_IDX`.
+        attentions: (B, T, S) attention weights, or None for a decoder without attention.
+    """
+    sizes = _check_search(source, max_length)
+    encoder_outputs, encoder_hidden, source_mask = model.encode(source, lengths)  # (B, S, H), (1, B, H), (B, S)
+    state = model.decoder.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once
+    decoder_input = torch.full((sizes["B"], 1), SOS_IDX, dtype=torch.long, device=source.device)  # (B, 1)
+    finished = torch.zeros(sizes["B"], 1, dtype=torch.bool, device=source.device)  # (B, 1)
+    tokens, attentions = [], []
+    for _ in range(max_length):
+        logits, state, weights = model.decoder.forward_step(decoder_input, state)  # (B, 1, V), (B, 1, S) or None
+        prediction = logits.argmax(dim=-1).masked_fill(finished, PAD_IDX)  # (B, 1): PAD once finished
+        tokens.append(prediction)
+        attentions.append(weights)
+        finished = finished | (prediction == EOS_IDX)  # (B, 1)
+        if bool(finished.all()):
+            break
+        decoder_input = prediction  # (B, 1): our own guess is the next input
+    tokens = torch.cat(tokens, dim=1)  # (B, T)
+    attentions = None if attentions[0] is None else torch.cat(attentions, dim=1)  # (B, T, S)
+    return tokens, attentions
+
+
+# --8<-- [end:greedy]
+
+
+# --8<-- [start:beam]
+@torch.inference_mode()
+def beam_search_decode(
+    model: Seq2Seq,
+    source: torch.Tensor,
+    lengths: torch.Tensor,
+    beam_size: int = 5,
+    max_length: int = MAX_LENGTH,
+    length_penalty: float = 1.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Keep the `beam_size` most likely prefixes of every sentence, all sentences in one batch.
+
+    At each step every live prefix is extended by every word; the `beam_size` best-scoring
+    extensions that do not end in `<eos>` live on, and an extension that ends in `<eos>` and
+    ranks among the `beam_size` best is a finished hypothesis. Hypotheses are compared by
+    their log-probability divided by ``length ** length_penalty`` (length with `<eos>`), so
+    that short translations are not preferred just because they multiply fewer
+    probabilities. A sentence is done once it has `beam_size` finished hypotheses; one that
+    has none after `max_length` steps takes its best live prefix. With ``beam_size=1`` this is
+    exactly `greedy_decode`.
+
+    Args:
+        model: a trained `Seq2Seq` (in eval mode).
+        source: (B, S) long, padded source indices.
+        lengths: (B,) long, the real source lengths.
+        beam_size: k, the prefixes kept per sentence.
+        max_length: at most this many steps (`<eos>` included).
+        length_penalty: alpha; 0 compares raw log-probabilities, 1 per-word averages.
+
+    Shapes:
+        tokens: (B, T) long, T <= max_length; each row ends at its `<eos>`, then `PAD_IDX`.
+        scores: (B,) the chosen hypotheses' length-normalised log-probabilities.
+    """
+    sizes = _check_search(source, max_length, beam_size)
+    B, k, device = sizes["B"], beam_size, source.device
+    encoder_outputs, encoder_hidden, source_mask = model.encode(source, lengths)  # (B, S, H), (1, B, H), (B, S)
+    state = model.decoder.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once
+    state = state.select(torch.arange(B, device=device).repeat_interleave(k))  # (B*k) rows: k per sentence
+    scores = torch.full((B, k), float("-inf"), device=device)  # (B, k): log-probability of each prefix
+    scores[:, 0] = 0.0  # one live prefix (<sos>) at the start
+    prefixes = torch.empty(B, k, 0, dtype=torch.long, device=device)  # (B, k, t)
+    decoder_input = torch.full((B * k, 1), SOS_IDX, dtype=torch.long, device=device)  # (B*k, 1)
+    best = torch.full((B,), float("-inf"), device=device)  # (B,): best finished, normalised
+    best_tokens = torch.full((B, max_length), PAD_IDX, dtype=torch.long, device=device)  # (B, max_length)
+    best_length = torch.zeros(B, dtype=torch.long, device=device)  # (B,)
+    n_finished = torch.zeros(B, dtype=torch.long, device=device)  # (B,)
+    rank = torch.arange(2 * k, device=device).expand(B, 2 * k)  # (B, 2k)
+    offsets = (torch.arange(B, device=device) * k).unsqueeze(1)  # (B, 1): first row of each sentence
+    for t in range(max_length):
+        logits, state, _ = model.decoder.forward_step(decoder_input, state)  # (B*k, 1, V)
+        log_probs = torch.log_softmax(logits.squeeze(1), dim=-1).view(B, k, -1)  # (B, k, V)
+        V = log_probs.size(-1)
+        candidates = (scores.unsqueeze(2) + log_probs).view(B, k * V)  # (B, k*V)
+        top_scores, top_index = candidates.topk(min(2 * k, k * V), dim=1)  # (B, 2k)
+        top_beam, top_token = top_index // V, top_index % V  # (B, 2k) each
+        top_prefixes = torch.cat(
+            (prefixes.gather(1, top_beam.unsqueeze(2).expand(-1, -1, t)), top_token.unsqueeze(2)), dim=2
+        )  # (B, 2k, t+1)
+        # finished: <eos> among the k best, for sentences still searching
+        is_eos = top_token == EOS_IDX  # (B, 2k)
+        ends = is_eos & (rank[:, : is_eos.size(1)] < k) & torch.isfinite(top_scores) & (n_finished < k).unsqueeze(1)
+        normalised = top_scores / float(t + 1) ** length_penalty  # (B, 2k)
+        ending = normalised.masked_fill(~ends, float("-inf"))  # (B, 2k)
+        candidate_best, which = ending.max(dim=1)  # (B,), (B,)
+        better = candidate_best > best  # (B,)
+        best = torch.where(better, candidate_best, best)  # (B,)
+        chosen = top_prefixes[torch.arange(B, device=device), which]  # (B, t+1)
+        best_tokens[better, : t + 1] = chosen[better]
+        best_length[better] = t + 1
+        n_finished = n_finished + ends.sum(dim=1)  # (B,)
+        if bool((n_finished >= k).all()):
+            break
+        # live: the k best extensions that do not end in <eos>
+        live_scores, live = top_scores.masked_fill(is_eos, float("-inf")).topk(k, dim=1)  # (B, k)
+        scores = live_scores  # (B, k)
+        prefixes = top_prefixes.gather(1, live.unsqueeze(2).expand(-1, -1, t + 1))  # (B, k, t+1)
+        origin = (offsets + top_beam.gather(1, live)).flatten()  # (B*k,): the row each new prefix extends
+        state = state.select(origin)  # (B*k) rows, reordered
+        decoder_input = top_token.gather(1, live).reshape(B * k, 1)  # (B*k, 1)
+    unfinished = n_finished == 0  # (B,): take the best live prefix
+    if bool(unfinished.any()):
+        steps = prefixes.size(2)
+        best[unfinished] = scores[unfinished, 0] / float(max(steps, 1)) ** length_penalty
+        best_tokens[unfinished, :steps] = prefixes[unfinished, 0]
+        best_length[unfinished] = steps
+    return best_tokens[:, : int(best_length.max())], best
+
+
+# --8<-- [end:beam]
+
+
+class SentenceError(InputError):
+    """An `InputError` about one sentence of a list; `index` is its 0-based position."""
+
+    def __init__(self, index: int, problem: str) -> None:
+        super().__init__(f"sentence {index + 1} {problem}")
+        self.index = index
+        self.problem = problem
+
+
+def prepare_sentences(
+    vocabs: Vocabularies, sentences: Sequence[str], max_words: int = MAX_WORDS, unknown: str = "error"
+) -> list[list[int]]:
+    """Normalise and encode French sentences, with a clear error for each kind of bad input.
+
+    Raises:
+        InputError: no sentences; or a `SentenceError` naming the sentence: not a string, an
+            empty or whitespace-only sentence, letters outside the Latin alphabet, more than
+            `max_words` words, or (with `unknown="error"`) a word outside the vocabulary.
+    """
+    if isinstance(sentences, str):
+        raise InputError("translate takes a list of sentences, got one string; wrap it in a list")
+    if len(sentences) == 0:
+        raise InputError("no sentences to translate")
+    encoded = []
+    for index, sentence in enumerate(sentences):
+        try:
+            encoded.append(_prepare_one(vocabs, sentence, max_words, unknown))
+        except InputError as error:
+            raise SentenceError(index, str(error)) from None
+    return encoded
+
+
+def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown: str) -> list[int]:
+    if not isinstance(sentence, str):
+        raise InputError(f"must be a string, got {type(sentence).__name__}")
+    if any("\udc80" <= c <= "\udcff" for c in sentence):
+        raise InputError(f"is not valid UTF-8 text: {echo(sentence)}")
+    foreign = sorted({c for c in sentence if c.isalpha() and not unicodedata.name(c, "").startswith("LATIN ")})
+    if foreign:
+        raise InputError(
+            f"has letters outside the Latin alphabet ({echo(''.join(foreign))[1:-1]}) in {echo(sentence)}; "
+            "the model reads French"
+        )
+    normalized = normalize_string(sentence).strip()
+    if not normalized:
+        raise InputError(f"is empty after normalisation: {echo(sentence)}")
+    words = normalized.split()
+    if len(words) > max_words:
+        raise InputError(
+            f"has {len(words)} words after normalisation ({echo(normalized)}); "
+            f"the model was trained on at most {max_words}"
+        )
+    try:
+        return vocabs.source.encode(" ".join(words), unknown=unknown)
+    except InputError as error:
+        raise InputError(f"has a problem: {error}") from None
+
+
+def translate(
+    model: Seq2Seq,
+    vocabs: Vocabularies,
+    sentences: Sequence[str],
+    *,
+    max_words: int = MAX_WORDS,
+    max_length: int = MAX_LENGTH,
+    unknown: str = "error",
+    batch_size: int = 256,
+    beam_size: int = 1,
+    length_penalty: float = 1.0,
+) -> list[str]:
+    """Translate French sentences to English with greedy decoding or beam search, in batches.
+
+    Each sentence is normalised as the training data were (so ``"Je suis fatigué."`` works),
+    encoded, and decoded until `<eos>` or `max_length` words. The model is put in eval mode.
+
+    Args:
+        model: a trained `Seq2Seq`.
+        vocabs: its vocabularies.
+        sentences: French sentences.
+        max_words: the longest sentence accepted (the training filter's limit).
+        max_length: the most words (with `<eos>`) produced per sentence.
+        unknown: ``"error"`` rejects a word outside the vocabulary, ``"unk"`` reads it as `<unk>`.
+        batch_size: sentences per forward pass.
+        beam_size: 1 decodes greedily (`greedy_decode`), more runs `beam_search_decode`.
+        length_penalty: beam search's alpha (see `beam_search_decode`).
+
+    Returns:
+        One normalised English sentence per input, without `<eos>`.
+
+    Raises:
+        InputError: see `prepare_sentences`.
+    """
+    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
+        raise InputError(f"beam_size must be an int of at least 1, got {echo(beam_size)}")
+    if not isinstance(length_penalty, int | float) or not math.isfinite(length_penalty) or abs(length_penalty) > 100:
+        raise InputError(f"length_penalty must be a finite number in [-100, 100], got {echo(length_penalty)}")
+    encoded = prepare_sentences(vocabs, sentences, max_words, unknown)
+    model.eval()
+    device = next(model.parameters()).device
+    translations = []
+    for start in range(0, len(encoded), batch_size):
+        chunk = encoded[start : start + batch_size]
+        batch = collate([(src, [EOS_IDX]) for src in chunk]).to(device)
+        if beam_size > 1:
+            tokens, _ = beam_search_decode(model, batch.source, batch.lengths, beam_size, max_length, length_penalty)
+        else:
+            tokens, _ = greedy_decode(model, batch.source, batch.lengths, max_length)  # (B, T)
+        translations.extend(vocabs.target.decode(row) for row in tokens.tolist())
+    return translations
