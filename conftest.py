@@ -24,7 +24,7 @@ from _pytest.assertion.rewrite import rewrite_asserts
 from pytest_markdown_docs._runners import DefaultRunner, register_runner
 from pytest_markdown_docs.plugin import MarkdownInlinePythonItem
 
-from seq2seq_attention.device import DEVICE_ENV
+from seq2seq_attention.core.device import DEVICE_ENV
 
 DEVICES = ("cpu", "cuda")
 

@@ -10,10 +10,12 @@ from collections.abc import Callable, Sequence
 import sacrebleu
 import torch
 
-from seq2seq_attention.data import Pair, TranslationDataset, Vocabularies, make_loader
-from seq2seq_attention.decode import translate
-from seq2seq_attention.models import Seq2Seq, build_model
-from seq2seq_attention.train import TrainConfig, learning_rate_at, make_criterion, make_optimizer, train_step
+from seq2seq_attention.core.training import learning_rate_at, make_optimizer
+from seq2seq_attention.core.vocabulary import Vocabularies
+from seq2seq_attention.translation.corpus import Pair, TranslationDataset, make_loader
+from seq2seq_attention.translation.model import Seq2Seq, build_model
+from seq2seq_attention.translation.search import translate
+from seq2seq_attention.translation.train import TrainConfig, make_criterion, train_step
 
 from .seed_loops import TutorialTrainer
 
@@ -79,7 +81,7 @@ def project_quality(
     torch.manual_seed(config.seed)
     model = build_model(config.decoder, len(vocabs.source), len(vocabs.target), config.hidden_size, config.dropout)
     loader = make_loader(train_set, config.batch_size, shuffle=True, seed=config.seed)
-    optimizer = make_optimizer(model, config)
+    optimizer = make_optimizer(model, config.learning_rate, config.weight_decay)
     criterion = make_criterion(config)
     total_steps = len(loader) * config.epochs
     sources = [p.source for p in test_pairs]
@@ -94,7 +96,7 @@ def project_quality(
             state["batches"] = iter(loader)
             batch = next(state["batches"])
         model.train()
-        lr = learning_rate_at(config, min(state["step"], total_steps - 1), total_steps)
+        lr = learning_rate_at(config.schedule, config.learning_rate, min(state["step"], total_steps - 1), total_steps)
         for group in optimizer.param_groups:
             group["lr"] = lr
         train_step(model, batch, optimizer, criterion, config.teacher_forcing_ratio, config.coin_per_step, config.clip)

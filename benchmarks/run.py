@@ -20,11 +20,19 @@ from pathlib import Path
 
 import torch
 
-from seq2seq_attention.data import TranslationDataset, build_vocabularies, collate, load_pairs, make_loader, split_pairs
-from seq2seq_attention.decode import beam_search_decode, greedy_decode
-from seq2seq_attention.models import build_model
-from seq2seq_attention.tokens import EOS_IDX
-from seq2seq_attention.train import TrainConfig, make_criterion, make_optimizer, train_epoch
+from seq2seq_attention.core.batching import collate
+from seq2seq_attention.core.tokens import EOS_IDX
+from seq2seq_attention.core.training import make_optimizer
+from seq2seq_attention.translation.corpus import (
+    TranslationDataset,
+    build_vocabularies,
+    load_pairs,
+    make_loader,
+    split_pairs,
+)
+from seq2seq_attention.translation.model import build_model
+from seq2seq_attention.translation.search import beam_search_decode, greedy_decode
+from seq2seq_attention.translation.train import TrainConfig, make_criterion, train_epoch
 
 from .quality import corpus_bleu, project_quality, tutorial_quality
 from .seed_loops import MAX_LENGTH, PerSentenceTrainer, TutorialTrainer
@@ -145,7 +153,8 @@ def time_project(train_set, vocab_sizes, H: int, settings: dict, epochs: int = 2
     torch.manual_seed(0)
     model = build_model(config.decoder, *vocab_sizes, H, config.dropout)
     loader = make_loader(train_set, config.batch_size, seed=0)
-    optimizer, criterion = make_optimizer(model, config), make_criterion(config)
+    optimizer = make_optimizer(model, config.learning_rate, config.weight_decay)
+    criterion = make_criterion(config)
     train_epoch(model, loader, optimizer, criterion, config, 1)  # warm-up epoch
     times = []
     for epoch in range(2, epochs + 2):

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from seq2seq_attention.tokens import EOS_IDX, PAD_IDX, SOS_IDX
+from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 
 MAX_LENGTH = 10
 """The tutorial's (and seed 000's) `MAX_LENGTH = 10`: sources and targets are padded to it and the decoder

@@ -13,8 +13,8 @@ import sys
 
 import torch
 
-from seq2seq_attention.data import TranslationDataset, build_vocabularies, load_pairs, split_pairs
-from seq2seq_attention.train import TrainConfig
+from seq2seq_attention.translation.corpus import TranslationDataset, build_vocabularies, load_pairs, split_pairs
+from seq2seq_attention.translation.train import TrainConfig
 
 from .quality import project_quality
 

@@ -1,6 +1,6 @@
 """Train seq2seq (gru), dot-product (luong) and Bahdanau translators with one budget and compare them.
 
-Every model gets the same data (the seed's filtered Tatoeba pairs, training split), the same
+Every model gets the same data (the tutorial's filtered Tatoeba pairs, training split), the same
 settings and the same wall-clock budget; each is then scored on the held-out split with
 corpus BLEU (sacrebleu) and exact match. Writes, under --out:
 
@@ -33,14 +33,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from tqdm.auto import tqdm
 
-from seq2seq_attention.checkpoint import save_checkpoint
-from seq2seq_attention.data import collate, load_pairs, split_pairs
-from seq2seq_attention.decode import greedy_decode
-from seq2seq_attention.evaluate import evaluate
-from seq2seq_attention.plotting import plot_attention, save_figure, sentence_attention
-from seq2seq_attention.scores import DECODER_SCORES
-from seq2seq_attention.tokens import EOS_IDX, PAD_IDX
-from seq2seq_attention.train import TrainConfig, train
+from seq2seq_attention.core.batching import collate
+from seq2seq_attention.core.checkpoint import save_checkpoint
+from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.translation.corpus import load_pairs, split_pairs
+from seq2seq_attention.translation.evaluate import evaluate
+from seq2seq_attention.translation.plotting import plot_attention, save_figure, sentence_attention
+from seq2seq_attention.translation.search import greedy_decode
+from seq2seq_attention.translation.train import TrainConfig, train
 
 DECODER_NAMES = {
     "gru": "seq2seq (no attention)",
@@ -91,7 +91,7 @@ def heatmap_sentences(test_pairs, vocabs, count: int) -> list:
 @torch.no_grad()
 def attention_statistics(result, test_pairs) -> dict | None:
     """How peaked the greedy-decoding attention is on the held-out sources: mean largest weight and entropy."""
-    if DECODER_SCORES[result.model.config["decoder"]] is None:
+    if result.model.decoder.attention is None:
         return None
     sources = sorted({pair.source for pair in test_pairs})
     encoded = [result.vocabs.source.encode(source, unknown="unk") for source in sources]
@@ -119,7 +119,7 @@ def summarise(decoder: str, runs: list[dict]) -> dict:
     row = {
         "decoder": decoder,
         "model": DECODER_NAMES[decoder],
-        "score": DECODER_SCORES[decoder],
+        "score": runs[0]["score"],
         "parameters": runs[0]["parameters"],
         "seeds": [r["seed"] for r in runs],
         "epochs": [r["epochs"] for r in runs],
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             tqdm.write(f"[{tag}] {line}")
 
         tic = time.perf_counter()
-        result = train(config, pairs=pairs, progress=not args.no_progress, log=log)
+        result = train(config, pairs=pairs, progress=not args.no_progress, log=log, measure_bleu=False)
         train_seconds = time.perf_counter() - tic
         tic = time.perf_counter()
         scores = evaluate(result.model, result.vocabs, test_pairs)
@@ -176,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / "logs" / f"{decoder}-seed{seed}.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
         run = {
             "decoder": decoder,
+            "score": result.model.config["score"],
             "seed": seed,
             "parameters": sum(p.numel() for p in result.model.parameters()),
             "epochs": len(result.history),

@@ -19,11 +19,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
-from seq2seq_attention.checkpoint import load_checkpoint  # noqa: E402
-from seq2seq_attention.data import load_pairs, split_pairs  # noqa: E402
-from seq2seq_attention.decode import translate  # noqa: E402
-from seq2seq_attention.decoder import MAX_LENGTH  # noqa: E402
-from seq2seq_attention.evaluate import evaluate  # noqa: E402
+from seq2seq_attention.core.checkpoint import load_checkpoint  # noqa: E402
+from seq2seq_attention.translation.corpus import load_pairs, split_pairs  # noqa: E402
+from seq2seq_attention.translation.decoders import MAX_LENGTH  # noqa: E402
+from seq2seq_attention.translation.evaluate import evaluate  # noqa: E402
+from seq2seq_attention.translation.search import translate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "seq2seq"

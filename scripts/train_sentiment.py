@@ -22,8 +22,9 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
-from seq2seq_attention.classifier import CLASSIFIER_KINDS
-from seq2seq_attention.sentiment_cli import attention_figure, run_training
+from seq2seq_attention.sentiment.classifier import CLASSIFIER_KINDS
+from seq2seq_attention.sentiment.figures import attention_figure
+from seq2seq_attention.sentiment.train import SentimentConfig, run_training
 
 ROOT = Path(__file__).resolve().parent.parent
 SETUPS = {"imdb": ("imdb",), "all": ("imdb", "amazon", "yelp")}
@@ -58,10 +59,9 @@ def main() -> int:
         log(f"--- {kind} on {setup}, seed {seed}")
         checkpoint = None
         if kind == "attention" and seed == args.seeds[0]:
-            checkpoint = args.out / "checkpoints" / f"{setup}_attention.safetensors"
-        run = run_training(
-            SETUPS[setup], kind, seed=seed, epochs=args.epochs, checkpoint=checkpoint, progress=True, log=log
-        )
+            checkpoint = args.out / "checkpoints" / f"{setup}_attention"
+        config = SentimentConfig(kind=kind, sources=SETUPS[setup], seed=seed, epochs=args.epochs)
+        run = run_training(config, checkpoint=checkpoint, progress=True, log=log)
         run["setup"] = setup
         log(f"test accuracy {run['test_accuracy']:.4f} (best validation epoch {run['best_epoch']})")
         runs.append(run)
@@ -88,7 +88,7 @@ def main() -> int:
     figures = {}
     for setup in SETUPS:
         png = args.out / f"attention_{setup}.png"
-        checkpoint = args.out / "checkpoints" / f"{setup}_attention.safetensors"
+        checkpoint = args.out / "checkpoints" / f"{setup}_attention"
         figures[setup] = {
             "command": f"seq2seq-attention sentiment-attention-figure --checkpoint {checkpoint.relative_to(ROOT)} "
             f"--out {png.relative_to(ROOT)}",

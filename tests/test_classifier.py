@@ -7,29 +7,24 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seq2seq_attention.classifier import (
-    MeanEmbeddingClassifier,
-    SentimentClassifier,
-    accuracy,
-    build_classifier,
-    load_classifier,
-    predict,
-    run_lstm,
-    save_classifier,
-)
 from seq2seq_attention.cli import main
-from seq2seq_attention.errors import UserError
-from seq2seq_attention.sentiment import (
+from seq2seq_attention.core.batching import collate, run_packed
+from seq2seq_attention.core.checkpoint import save_checkpoint
+from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.core.tokens import PAD_IDX, UNK_IDX
+from seq2seq_attention.core.vocabulary import Vocabularies, Vocabulary
+from seq2seq_attention.sentiment.classifier import MeanEmbeddingClassifier, SentimentClassifier, build_classifier
+from seq2seq_attention.sentiment.data import (
     SOURCES,
     Example,
-    Vocabulary,
+    encode_tokens,
+    iterate_batches,
     load_sentences,
-    make_batch,
     prepare_data,
     split_examples,
     tokenize,
 )
-from seq2seq_attention.tokens import PAD_IDX, UNK_IDX
+from seq2seq_attention.sentiment.train import SentimentConfig, accuracy, load_classifier, predict, train_classifier
 
 V = 13
 
@@ -45,8 +40,8 @@ def tiny(kind: str = "attention") -> torch.nn.Module:
 def padded_batch(lengths: list[int], extra: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     generator = torch.Generator().manual_seed(seed)
     rows = [torch.randint(1, V, (n,), generator=generator).tolist() for n in lengths]
-    batch = make_batch(rows, [0] * len(rows))
-    tokens = torch.cat([batch.tokens, torch.full((len(rows), extra), PAD_IDX)], dim=1)  # (B, S + extra)
+    batch = collate([(row, 0) for row in rows])
+    tokens = torch.cat([batch.source, torch.full((len(rows), extra), PAD_IDX)], dim=1)  # (B, S + extra)
     return tokens, batch.lengths
 
 
@@ -105,7 +100,7 @@ def test_query_is_the_final_state_of_each_direction():
     lstm = torch.nn.LSTM(3, 4, batch_first=True, bidirectional=True)
     inputs = torch.randn(3, 6, 3)
     lengths = torch.tensor([6, 2, 4])
-    outputs, (h_n, _) = run_lstm(lstm, inputs, lengths)
+    outputs, (h_n, _) = run_packed(lstm, inputs, lengths)
     assert outputs.shape == (3, 6, 8) and h_n.shape == (2, 3, 4)
     for b, n in enumerate(lengths.tolist()):
         torch.testing.assert_close(h_n[0, b], outputs[b, n - 1, :4])  # forward: after the last real token
@@ -121,7 +116,7 @@ def test_the_classifier_reuses_the_translators_attention_module():
     assert (model.attention.query_size, model.attention.key_size, model.attention.hidden_size) == (8, 8, 3)
     assert SentimentClassifier(V, use_attention=False).attention is None
     assert isinstance(build_classifier("mean", V), MeanEmbeddingClassifier)
-    with pytest.raises(UserError, match="unknown classifier kind"):
+    with pytest.raises(InputError, match="unknown classifier kind"):
         build_classifier("transformer", V)
 
 
@@ -149,13 +144,13 @@ def test_the_bundled_files_hold_500_of_each_label():
         assert len(labels) == 1000 and sum(labels) == 500
     # U+0085 inside a sentence is not a line break
     assert any("\x85" in e.text for e in examples if e.source == "imdb")
-    with pytest.raises(UserError, match="unknown sentiment source"):
+    with pytest.raises(InputError, match="unknown sentiment source"):
         load_sentences(["twitter"])
 
 
 def test_a_malformed_line_is_reported(tmp_path: Path):
     (tmp_path / SOURCES["imdb"]).write_text("fine\t1\nno label here\n", encoding="utf-8")
-    with pytest.raises(UserError, match=r":2: expected 'sentence<TAB>0\|1'"):
+    with pytest.raises(InputError, match=r":2: expected 'sentence<TAB>0\|1'"):
         load_sentences(["imdb"], root=tmp_path)
 
 
@@ -178,42 +173,83 @@ def test_prepared_data_never_shares_a_sentence_across_sides():
     assert not (sides[0] & sides[1] or sides[0] & sides[2] or sides[1] & sides[2])
     assert len(data.train) + len(data.valid) + len(data.test) == 2000
     assert 0.15 < len(data.test) / 2000 < 0.25
-    assert data.vocab.itos[PAD_IDX] == "<pad>" and data.vocab.itos[UNK_IDX] == "<unk>"
+    assert data.vocab.index2word[PAD_IDX] == "<pad>" and data.vocab.index2word[UNK_IDX] == "<unk>"
 
 
 def test_vocabulary_min_freq_and_unknown_words():
-    vocab = Vocabulary.build([["a", "b", "a"], ["c", "a", "b"]], min_freq=2)
-    assert vocab.itos[4:] == ["a", "b"]
-    assert vocab.encode(["b", "c", "zzz"]) == [5, UNK_IDX, UNK_IDX]
+    vocab = Vocabulary.from_counts("words", [["a", "b", "a"], ["c", "a", "b"]], min_freq=2)
+    assert vocab.index2word[4:] == ["a", "b"]
+    assert encode_tokens(vocab, ["b", "c", "zzz"]) == [5, UNK_IDX, UNK_IDX]
+    assert encode_tokens(vocab, []) == [UNK_IDX]  # a sentence without a word reads as one <unk>
 
 
-def test_make_batch_pads_right_and_masks():
-    batch = make_batch([[5, 6, 7], [8], []], [1, 0, 1])
-    assert batch.tokens.tolist() == [[5, 6, 7], [8, PAD_IDX, PAD_IDX], [UNK_IDX, PAD_IDX, PAD_IDX]]
+def test_batches_pad_right_mask_and_carry_float_labels():
+    (batch,) = iterate_batches([[5, 6, 7], [8], [UNK_IDX]], [1, 0, 1], batch_size=3)
+    assert batch.source.tolist() == [[5, 6, 7], [8, PAD_IDX, PAD_IDX], [UNK_IDX, PAD_IDX, PAD_IDX]]
     assert batch.lengths.tolist() == [3, 1, 1]
-    assert batch.mask.tolist() == [[True, True, True], [True, False, False], [True, False, False]]
-    assert batch.labels.dtype == torch.float and batch.labels.tolist() == [1.0, 0.0, 1.0]
+    assert batch.source_mask.tolist() == [[True, True, True], [True, False, False], [True, False, False]]
+    assert batch.target.dtype == torch.float and batch.target.tolist() == [1.0, 0.0, 1.0]
+    assert batch.target_lengths is None
+
+
+def words(n: int) -> Vocabulary:
+    vocab = Vocabulary("words")
+    for i in range(n - 4):
+        vocab.add_word(f"w{i}")
+    return vocab
 
 
 def test_checkpoint_round_trip(tmp_path: Path):
     model = tiny().eval()
-    vocab = Vocabulary([f"w{i}" for i in range(V - 4)])
-    save_classifier(tmp_path / "m.safetensors", model, "attention", vocab, ["imdb"])
-    loaded, loaded_vocab, meta = load_classifier(tmp_path / "m.safetensors")
-    assert loaded_vocab.itos == vocab.itos and meta["sources"] == ["imdb"] and meta["kind"] == "attention"
+    config = SentimentConfig(kind="attention", sources=("imdb",))
+    save_checkpoint(tmp_path / "m", model, Vocabularies(words(V)), training={"config": {"sources": ["imdb"]}})
+    loaded = load_classifier(tmp_path / "m")
+    assert loaded.vocabs.source == words(V) and loaded.config["kind"] == config.kind
     sequences = [[4, 5, 6], [7, 8]]
-    assert predict(loaded, sequences) == predict(model, sequences)
-    assert accuracy(model, sequences, [1, 0]) in (0.0, 0.5, 1.0)
-    (tmp_path / "bad.safetensors").write_bytes(b"not a checkpoint")
-    with pytest.raises(UserError, match="not a sentiment classifier checkpoint"):
-        load_classifier(tmp_path / "bad.safetensors")
+    assert predict(loaded.model, sequences) == predict(model, sequences)
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "checkpoint.json").write_text("not a checkpoint")
+    with pytest.raises(InputError, match="not valid JSON"):
+        load_classifier(tmp_path / "bad")
+
+
+def test_accuracy_counts_the_sentences_on_the_right_side_of_one_half():
+    model = tiny().eval()
+    sequences = [[4, 5, 6], [7, 8], [9], [10, 11, 12, 4]]
+    probs, _ = predict(model, sequences)
+    labels = [int(p >= 0.5) for p in probs]
+    assert accuracy(model, sequences, labels) == 1.0
+    assert accuracy(model, sequences, [1 - y for y in labels]) == 0.0
+    assert accuracy(model, sequences, labels[:2] + [1 - y for y in labels[2:]]) == 0.5
+
+
+def test_training_keeps_the_weights_of_the_best_validation_epoch(monkeypatch):
+    data = prepare_data(("imdb",))
+    torch.manual_seed(0)
+    model = build_classifier("mean", len(data.vocab), embedding_size=8, dense_size=4)
+    seen = {}
+    from seq2seq_attention.sentiment import train as train_module
+
+    scores = iter([0.5, 0.9, 0.6])  # epoch 2 is the best
+
+    def fake_accuracy(model, sequences, labels):
+        score = next(scores)
+        seen[score] = {k: v.clone() for k, v in model.state_dict().items()}
+        return score
+
+    monkeypatch.setattr(train_module, "accuracy", fake_accuracy)
+    history = train_classifier(model, data, SentimentConfig(kind="mean", epochs=3), progress=False)
+    assert [r["valid_accuracy"] for r in history] == [0.5, 0.9, 0.6]
+    for name, tensor in model.state_dict().items():
+        torch.testing.assert_close(tensor, seen[0.9][name], rtol=0, atol=0)
+    assert any(not torch.equal(seen[0.6][k], seen[0.9][k]) for k in seen[0.9])
 
 
 def test_cli_train_predict_and_figure(tmp_path: Path, capsys):
-    checkpoint = tmp_path / "mean.safetensors"
+    checkpoint = tmp_path / "mean"
     threads = str(torch.get_num_threads())  # keep the test session's setting
     assert (
-        main(["sentiment-train", "--model", "mean", "--epochs", "1", "--threads", threads, "--out", str(checkpoint)])
+        main(["sentiment-train", "--kind", "mean", "--epochs", "1", "--threads", threads, "--out", str(checkpoint)])
         == 0
     )
     assert "test accuracy" in capsys.readouterr().out
@@ -228,10 +264,11 @@ def test_cli_train_predict_and_figure(tmp_path: Path, capsys):
     data = prepare_data(("imdb",))
     torch.manual_seed(0)
     attention = build_classifier("attention", len(data.vocab), embedding_size=8, hidden_size=4, attention_size=4)
-    save_classifier(tmp_path / "attention.safetensors", attention, "attention", data.vocab, data.sources)
-    argv = ["sentiment-attention-figure", "--checkpoint", str(tmp_path / "attention.safetensors")]
+    training = {"config": {"sources": list(data.sources)}}
+    save_checkpoint(tmp_path / "attention", attention, Vocabularies(data.vocab), training=training)
+    argv = ["sentiment-attention-figure", "--checkpoint", str(tmp_path / "attention")]
     assert main([*argv, "--out", str(figure), "--count", "2", "--json", str(tmp_path / "a.json")]) == 0
     assert figure.stat().st_size > 1000 and (tmp_path / "a.json").is_file()
 
-    assert main(["sentiment-predict", "--checkpoint", str(tmp_path / "missing.safetensors"), "ok"]) == 2
+    assert main(["sentiment-predict", "--checkpoint", str(tmp_path / "missing"), "ok"]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from seq2seq_attention.checkpoint import load_checkpoint
 from seq2seq_attention.cli import main
-from seq2seq_attention.translator_cli import PRETRAINED_DIR, default_checkpoint
+from seq2seq_attention.core.checkpoint import load_checkpoint
+from seq2seq_attention.translation.pretrained import PRETRAINED_DIR, default_checkpoint
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -133,7 +133,7 @@ def test_beam_search_from_the_cli(capsys):
     assert code == 0 and err == "" and len(beam.splitlines()) == 2
     with pytest.raises(SystemExit) as exit_info:
         main(["translate", "--beam-size", "0", *sentences])
-    assert exit_info.value.code == 2 and "argument --beam-size: must be positive" in capsys.readouterr().err
+    assert exit_info.value.code == 2 and "argument --beam-size: must lie in [1, 1000], got 0" in capsys.readouterr().err
 
 
 def test_bad_train_arguments_exit_2(capsys):

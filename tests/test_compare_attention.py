@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from seq2seq_attention.data import Pair, build_vocabularies
+from seq2seq_attention.translation.corpus import Pair, build_vocabularies
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "compare_attention.py"
 
@@ -21,6 +21,7 @@ def compare():
 def run(decoder, seed, bleu, exact, peak=None):
     return {
         "decoder": decoder,
+        "score": {"luong": "dot", "bahdanau": "additive"}.get(decoder),
         "seed": seed,
         "parameters": 100,
         "epochs": 30,

@@ -76,7 +76,7 @@ CASES: list[tuple[str, Callable[[], object], str]] = [
     (
         "encoder-lengths-size",
         lambda: _encoder()(_tokens(B, S), torch.tensor([5, 4, 3])),
-        r"lengths must be \(2\), got \(3,\)",
+        r"lengths must be \(B\) with B=2, got \(3,\)",
     ),
     (
         "encoder-lengths-range",
@@ -91,12 +91,12 @@ CASES: list[tuple[str, Callable[[], object], str]] = [
     (
         "attention-query-rank",
         lambda: _attention()(torch.randn(B, H), torch.randn(B, S, H)),
-        r"query must be \(B, 1, Hq\) with Hq=8, got \(2, 8\)",
+        r"query must be \(B, T, Hq\) with Hq=8, got \(2, 8\)",
     ),
     (
         "attention-query-size",
         lambda: _attention()(torch.randn(B, 1, H + 1), torch.randn(B, S, H)),
-        r"query must be \(B, 1, Hq\) with Hq=8, got \(2, 1, 9\)",
+        r"query must be \(B, T, Hq\) with Hq=8, got \(2, 1, 9\)",
     ),
     (
         "attention-keys-batch",
@@ -194,7 +194,7 @@ for _name, _make in DECODERS.items():
         (
             f"{_name}-max-length",
             lambda c=_call: c(target_tensor=None, max_length=0),
-            r"max_length must be at least 1, got 0",
+            r"max_length must be an int of at least 1, got 0",
         ),
         (
             f"{_name}-teacher-forcing",
@@ -339,19 +339,19 @@ def test_cpu_and_cuda_give_the_same_outputs(kind: str, full_fp32):
 # wrong input raises one ValueError that names the argument and says what came ("got ...", or
 # where the parameters are for a module on the wrong device).
 def _seq2seq():
-    from seq2seq_attention.models import build_model
+    from seq2seq_attention.translation.model import build_model
 
     return build_model("bahdanau", V, V, hidden_size=H)
 
 
 def _classifier(kind: str):
-    from seq2seq_attention.classifier import build_classifier
+    from seq2seq_attention.sentiment.classifier import build_classifier
 
     return build_classifier(kind, V)
 
 
 def _greedy(source, lengths, model=None):
-    from seq2seq_attention.decode import greedy_decode
+    from seq2seq_attention.translation.search import greedy_decode
 
     return greedy_decode(model or _seq2seq().eval(), source, lengths)
 

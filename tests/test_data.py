@@ -10,25 +10,22 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seq2seq_attention.data import (
+from seq2seq_attention.core.batching import BucketBatchSampler, collate, pad_sequences
+from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX, SOS_IDX, SPECIAL_TOKENS, UNK_IDX
+from seq2seq_attention.core.vocabulary import Vocabulary
+from seq2seq_attention.translation.corpus import (
     CORPUS_PATH,
-    BucketBatchSampler,
     Pair,
     TranslationDataset,
-    Vocabulary,
     build_vocabularies,
-    collate,
-    is_test,
     keep_pair,
     load_pairs,
     make_loader,
     normalize_string,
-    pad_sequences,
     read_lines,
     split_pairs,
 )
-from seq2seq_attention.errors import UserError
-from seq2seq_attention.tokens import EOS_IDX, PAD_IDX, SOS_IDX, SPECIAL_TOKENS, UNK_IDX
 
 
 @pytest.mark.parametrize(
@@ -67,7 +64,7 @@ def test_split_is_the_crc32_rule_and_keeps_sources_apart():
     train, test = split_pairs(pairs)
     assert len(train) + len(test) == len(pairs)
     assert all(zlib.crc32(p.source.encode()) % 10 == 0 for p in test)
-    assert all(is_test(p.source) for p in test) and not any(is_test(p.source) for p in train)
+    assert not any(zlib.crc32(p.source.encode()) % 10 == 0 for p in train)
     assert not {p.source for p in train} & {p.source for p in test}
 
 
@@ -96,15 +93,15 @@ def test_load_pairs_parameters_and_errors(tmp_path: Path):
     packed = tmp_path / "pairs.txt.xz"
     packed.write_bytes(lzma.compress(plain.read_bytes()))
     assert read_lines(packed) == read_lines(plain)
-    with pytest.raises(UserError, match="not found"):
+    with pytest.raises(InputError, match="not found"):
         read_lines(tmp_path / "missing.txt")
     latin1 = tmp_path / "latin1.txt"
     latin1.write_bytes("Go.\tVa à la maison.\n".encode("latin-1"))
-    with pytest.raises(UserError, match="not UTF-8"):
+    with pytest.raises(InputError, match="not UTF-8"):
         read_lines(latin1)
     broken = tmp_path / "broken.txt"
     broken.write_text("only one column\n")
-    with pytest.raises(UserError, match=r"broken.txt:1: expected English<TAB>French"):
+    with pytest.raises(InputError, match=r"broken.txt:1: expected English<TAB>French"):
         read_lines(broken)
 
 
@@ -119,12 +116,12 @@ def test_vocabulary_indices_encode_decode():
     assert vocab.decode(indices + [PAD_IDX, 5]) == "je suis fatigue ."
     assert vocab.decode([SOS_IDX, 4, 5, 7]) == "je suis ."
     assert vocab.encode("je suis inconnu .", unknown="unk") == [4, 5, UNK_IDX, 7, EOS_IDX]
-    with pytest.raises(UserError, match="unknown fra word.*'inconnu'"):
+    with pytest.raises(InputError, match="unknown fra word.*'inconnu'"):
         vocab.encode("je suis inconnu .")
-    with pytest.raises(UserError, match="empty"):
+    with pytest.raises(InputError, match="empty"):
         vocab.encode("   ")
     assert Vocabulary.from_dict(vocab.to_dict()).index2word == vocab.index2word
-    with pytest.raises(UserError, match="does not start with"):
+    with pytest.raises(InputError, match="does not start with"):
         Vocabulary.from_dict({"name": "x", "index2word": ["a"], "word2count": {}})
 
 

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from seq2seq_attention.device import DEVICE_ENV, parse_device, pick_device
-from seq2seq_attention.errors import UserError
+from seq2seq_attention.core.device import DEVICE_ENV, parse_device, pick_device
+from seq2seq_attention.core.errors import InputError
 
 
 def test_the_environment_variable_steers_pick_device(monkeypatch: pytest.MonkeyPatch):
@@ -17,14 +17,14 @@ def test_the_environment_variable_steers_pick_device(monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize("where", ["--device", DEVICE_ENV])
 def test_a_bad_name_is_a_user_error_that_says_where_it_came_from(where: str):
-    with pytest.raises(UserError, match=rf"^{where} 'gpu0' is not a device name"):
+    with pytest.raises(InputError, match=rf"^{where} 'gpu0' is not a device name"):
         parse_device("gpu0", where=where)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
 def test_cuda_without_cuda_is_a_user_error(monkeypatch: pytest.MonkeyPatch):
-    with pytest.raises(UserError, match="asks for CUDA"):
+    with pytest.raises(InputError, match="asks for CUDA"):
         parse_device("cuda")
     monkeypatch.setenv(DEVICE_ENV, "cuda")
-    with pytest.raises(UserError, match=rf"^{DEVICE_ENV} 'cuda' asks for CUDA"):
+    with pytest.raises(InputError, match=rf"^{DEVICE_ENV} 'cuda' asks for CUDA"):
         pick_device()

@@ -29,13 +29,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from seq2seq_attention import checkpoint as checkpoint_module
-from seq2seq_attention import train as train_module
-from seq2seq_attention.checkpoint import load_checkpoint, save_checkpoint
 from seq2seq_attention.cli import main
-from seq2seq_attention.data import Pair
-from seq2seq_attention.errors import UserError
-from seq2seq_attention.train import TrainConfig, train
+from seq2seq_attention.core import checkpoint as checkpoint_module
+from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
+from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.translation import train as train_module
+from seq2seq_attention.translation.corpus import Pair
+from seq2seq_attention.translation.train import TrainConfig, train
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 SUBJECTS = [("je suis", "i am"), ("il est", "he is"), ("elle est", "she is"), ("nous sommes", "we are")]
@@ -190,8 +190,8 @@ BROKEN = {
     "truncated-weights": r"checkpoint file .*model-\w+\.safetensors is corrupted or truncated.*",
     "corrupted-weights": r"checkpoint file .*model-\w+\.safetensors is corrupted or truncated.*",
     "missing-weights": r"checkpoint .* is incomplete: model-\w+\.safetensors \(weights\) is missing",
-    "mismatched-size": r"checkpoint .* does not match a 'bahdanau' model with H=16: .*wrong shapes.*",
-    "mismatched-vocabulary": r"checkpoint .* is mismatched: tgt_vocab_size=\d+ but the saved vocabulary has \d+",
+    "mismatched-size": r"checkpoint .* does not match its config .*'hidden_size': 16.*: .*wrong tensors.*",
+    "mismatched-vocabulary": r"checkpoint .* is mismatched: the model has a target vocabulary of \d+ but .* has \d+",
 }
 
 
@@ -213,7 +213,7 @@ def _one_error_line(err: str, command: str) -> str:
 def test_a_bad_checkpoint_gives_one_line_and_exit_2(kind: str, checkpoint_copy: Path, capsys: pytest.CaptureFixture):
     _break(kind, checkpoint_copy)
     before = files_of(checkpoint_copy) if checkpoint_copy.exists() else None
-    with pytest.raises(UserError):
+    with pytest.raises(InputError):
         load_checkpoint(checkpoint_copy)
     code, out, err = _cli(["translate", "--checkpoint", str(checkpoint_copy), GOOD_SENTENCE], capsys)
     assert code == 2 and out == ""
@@ -225,7 +225,7 @@ def test_a_bad_checkpoint_gives_one_line_and_exit_2(kind: str, checkpoint_copy: 
 def test_resuming_from_a_corrupted_checkpoint_is_a_user_error(checkpoint_copy: Path):
     _break("truncated-weights", checkpoint_copy)
     before = files_of(checkpoint_copy)
-    with pytest.raises(UserError, match="corrupted or truncated"):
+    with pytest.raises(InputError, match="corrupted or truncated"):
         run(tiny_config(), checkpoint=checkpoint_copy, resume=True)
     assert files_of(checkpoint_copy) == before, "a failed resume must not overwrite the checkpoint"
 

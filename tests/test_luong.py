@@ -37,7 +37,8 @@ def test_step_follows_the_recipe_in_float64():
     encoder_outputs = torch.randn(2, 5, 8, dtype=torch.float64)
     hidden = torch.randn(1, 2, 8, dtype=torch.float64)
     tokens = torch.tensor([[SOS_IDX], [7]])
-    logits, new_hidden, weights = decoder.forward_step(tokens, hidden, encoder_outputs)
+    logits, state, weights = decoder.forward_step(tokens, decoder.init_state(encoder_outputs, hidden))
+    new_hidden = state.hidden
 
     expected_hidden = decoder.gru(F.relu(decoder.embedding(tokens)), hidden)[1]
     torch.testing.assert_close(new_hidden, expected_hidden, rtol=0, atol=1e-12)
@@ -74,7 +75,8 @@ def test_the_query_is_the_state_after_the_gru_step():
     torch.manual_seed(2)
     encoder_outputs, hidden = torch.randn(2, 5, 8), torch.randn(1, 2, 8)
     tokens = torch.tensor([[SOS_IDX], [SOS_IDX]])
-    _, new_hidden, weights = decoder.forward_step(tokens, hidden, encoder_outputs)
+    _, state, weights = decoder.forward_step(tokens, decoder.init_state(encoder_outputs, hidden))
+    new_hidden = state.hidden
     with_new = F.softmax(torch.bmm(new_hidden.transpose(0, 1), encoder_outputs.transpose(1, 2)), -1)
     with_old = F.softmax(torch.bmm(hidden.transpose(0, 1), encoder_outputs.transpose(1, 2)), -1)
     torch.testing.assert_close(weights, with_new)

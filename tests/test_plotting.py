@@ -6,8 +6,8 @@ import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from seq2seq_attention.errors import UserError
-from seq2seq_attention.plotting import plot_attention, save_figure
+from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.translation.plotting import plot_attention, save_figure
 
 SOURCE = ["je", "suis", "fatigue", ".", "<eos>"]
 OUTPUT = ["i", "m", "tired", ".", "<eos>"]
@@ -56,14 +56,14 @@ def test_gradient_tensors_are_accepted():
     ],
 )
 def test_mismatches_are_user_errors(w, src, out, message):
-    with pytest.raises(UserError, match=message):
+    with pytest.raises(InputError, match=message):
         plot_attention(w, src, out)
 
 
 def tiny_checkpoint(tmp_path, decoder):
-    from seq2seq_attention.checkpoint import save_checkpoint
-    from seq2seq_attention.data import Pair, build_vocabularies
-    from seq2seq_attention.models import build_model
+    from seq2seq_attention.core.checkpoint import save_checkpoint
+    from seq2seq_attention.translation.corpus import Pair, build_vocabularies
+    from seq2seq_attention.translation.model import build_model
 
     pairs = [Pair("je suis fatigue .", "i m tired ."), Pair("il est grand .", "he is tall .")]
     vocabs = build_vocabularies(pairs)
@@ -74,7 +74,7 @@ def tiny_checkpoint(tmp_path, decoder):
 
 @pytest.mark.parametrize("decoder", ["luong", "bahdanau"])
 def test_sentence_attention_rows_are_distributions(tmp_path, decoder):
-    from seq2seq_attention.plotting import sentence_attention
+    from seq2seq_attention.translation.plotting import sentence_attention
 
     _, model, vocabs = tiny_checkpoint(tmp_path, decoder)
     source, output, w = sentence_attention(model, vocabs, "Je suis fatigué.", max_length=4)

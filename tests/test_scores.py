@@ -94,7 +94,8 @@ def test_additive_loads_bahdanau_weights_and_gives_its_distribution_and_context(
     torch.manual_seed(0)
     bahdanau = BahdanauAttention(8)
     additive = AdditiveScore(8)
-    additive.load_state_dict(bahdanau.state_dict())
+    additive.load_state_dict(bahdanau.score.state_dict())
+    assert type(bahdanau.score) is AdditiveScore  # one additive implementation: Bahdanau's is this one
     query, keys = torch.randn(2, 1, 8), torch.randn(2, 5, 8)
     mask = torch.tensor([[True] * 5, [True, True, True, False, False]])
     context, weights = bahdanau(query, keys, mask)
@@ -115,11 +116,21 @@ def test_dot_attention_is_sdpa(scaled):
     torch.testing.assert_close(ours, theirs)
 
 
-def test_the_decoder_score_map_names_real_scores():
-    assert DECODER_SCORES["luong"] == "dot"
-    assert DECODER_SCORES["bahdanau"] == "additive"
-    assert DECODER_SCORES["gru"] is None
-    assert {name for name in DECODER_SCORES.values() if name} <= set(SCORES)
+def test_every_decoder_scores_with_what_the_table_names():
+    from seq2seq_attention import build_model
+
+    for decoder, allowed in DECODER_SCORES.items():
+        default = build_model(decoder, 11, 13, hidden_size=8)
+        if not allowed:
+            assert default.decoder.attention is None and default.config["score"] is None
+            with pytest.raises(ValueError, match="has no attention"):
+                build_model(decoder, 11, 13, hidden_size=8, score="dot")
+            continue
+        assert type(default.decoder.attention.score) is SCORES[allowed[0]]
+        assert default.config["score"] == allowed[0]
+        for name in allowed:
+            model = build_model(decoder, 11, 13, hidden_size=8, score=name)
+            assert type(model.decoder.attention.score) is SCORES[name] and model.config["score"] == name
 
 
 def test_errors_are_clear():

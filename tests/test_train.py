@@ -9,15 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from seq2seq_attention.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
-from seq2seq_attention.data import Pair, TranslationDataset, build_vocabularies, collate
-from seq2seq_attention.decode import greedy_decode, translate
-from seq2seq_attention.decoder import AttnDecoderRNN, DecoderRNN
-from seq2seq_attention.errors import UserError
-from seq2seq_attention.evaluate import evaluate
-from seq2seq_attention.models import DECODERS, Seq2Seq, build_model
-from seq2seq_attention.tokens import EOS_IDX, PAD_IDX
-from seq2seq_attention.train import TrainConfig, train, train_step
+from seq2seq_attention.core.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
+from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.translation.corpus import Pair, TranslationDataset, build_vocabularies, collate
+from seq2seq_attention.translation.decoders import AttnDecoderRNN, DecoderRNN
+from seq2seq_attention.translation.evaluate import evaluate
+from seq2seq_attention.translation.model import DECODERS, Seq2Seq, build_model
+from seq2seq_attention.translation.search import greedy_decode, translate
+from seq2seq_attention.translation.train import TrainConfig, train, train_step
 
 PAIRS = [
     Pair("je suis fatigue .", "i m tired ."),
@@ -119,7 +119,7 @@ def test_resume_gives_the_losses_of_an_uninterrupted_run(tmp_path: Path):
         tiny("bahdanau", epochs=3), pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet
     )
     assert [h["loss"] for h in resumed.history] == [h["loss"] for h in whole.history]
-    with pytest.raises(UserError, match="config changed.*hidden_size"):
+    with pytest.raises(InputError, match="config changed.*hidden_size"):
         train(tiny("bahdanau", hidden_size=16), pairs=PAIRS, checkpoint=tmp_path, resume=True, log=quiet)
 
 
@@ -138,11 +138,11 @@ def test_time_budget_stops_between_epochs():
 
 
 def test_config_is_checked():
-    with pytest.raises(UserError, match="unknown decoder"):
+    with pytest.raises(InputError, match="decoder must be one of bahdanau, gru, luong, got 'transformer'"):
         TrainConfig(decoder="transformer")
-    with pytest.raises(UserError, match="teacher_forcing_ratio"):
+    with pytest.raises(InputError, match="teacher_forcing_ratio"):
         TrainConfig(teacher_forcing_ratio=1.5)
-    with pytest.raises(UserError, match="batch_size"):
+    with pytest.raises(InputError, match="batch_size"):
         TrainConfig(batch_size=0)
 
 
@@ -178,32 +178,32 @@ def test_checkpoint_replaced_atomically_keeps_one_set(saved):
     path, model, vocabs, _ = saved
     save_checkpoint(path, model, vocabs)  # weights only now
     assert len(list(path.glob("*.safetensors"))) == 1
-    with pytest.raises(UserError, match="weights only"):
+    with pytest.raises(InputError, match="weights only"):
         restore_training_state(load_checkpoint(path), None)
 
 
 def test_checkpoint_errors(saved, tmp_path: Path):
     path, *_ = saved
-    with pytest.raises(UserError, match="does not exist"):
+    with pytest.raises(InputError, match="does not exist"):
         load_checkpoint(tmp_path / "nowhere")
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(UserError, match="checkpoint.json is missing"):
+    with pytest.raises(InputError, match="checkpoint.json is missing"):
         load_checkpoint(empty)
     document = json.loads((path / "checkpoint.json").read_text())
     weights = path / document["files"]["model"]["name"]
     data = weights.read_bytes()
     weights.write_bytes(data[: len(data) // 2])
-    with pytest.raises(UserError, match="corrupted or truncated"):
+    with pytest.raises(InputError, match="corrupted or truncated"):
         load_checkpoint(path)
     weights.write_bytes(data)
     load_checkpoint(path)
     mismatched = dict(document, config={**document["config"], "hidden_size": 16})
     (path / "checkpoint.json").write_text(json.dumps(mismatched))
-    with pytest.raises(UserError, match="does not match a 'bahdanau' model with H=16"):
+    with pytest.raises(InputError, match="does not match its config.*'hidden_size': 16"):
         load_checkpoint(path)
     (path / "checkpoint.json").write_text("{not json")
-    with pytest.raises(UserError, match="not valid JSON"):
+    with pytest.raises(InputError, match="not valid JSON"):
         load_checkpoint(path)
 
 
@@ -245,18 +245,18 @@ def test_translate_and_evaluate_after_memorising():
 def test_translate_rejects_bad_input(sentences, message: str):
     vocabs = build_vocabularies(PAIRS)
     model = build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8)
-    with pytest.raises(UserError, match=message):
+    with pytest.raises(InputError, match=message):
         translate(model, vocabs, sentences)
 
 
 def test_training_never_loses_an_existing_checkpoint(tmp_path: Path):
     train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    with pytest.raises(UserError, match="already holds a checkpoint"):
+    with pytest.raises(InputError, match="already holds a checkpoint"):
         train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
     (tmp_path / "checkpoint.json").unlink()
     del before["checkpoint.json"]
-    with pytest.raises(UserError, match="checkpoint.json is missing"):
+    with pytest.raises(InputError, match="checkpoint.json is missing"):
         train(tiny(epochs=2), pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
     result = train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", resume=True, progress=False, log=quiet)

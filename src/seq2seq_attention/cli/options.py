@@ -12,7 +12,7 @@ from ..core.config import base_type, check_value, describe_range, field_choices
 from ..core.errors import InputError, echo
 
 
-def _parser_for(kind: type, name: str):
+def _parser_for(kind: type, name: str, field: dataclasses.Field | None = None):
     def parse(text: str) -> object:
         try:
             value = kind(text)
@@ -21,6 +21,11 @@ def _parser_for(kind: type, name: str):
             raise argparse.ArgumentTypeError(f"expected {what}, got {echo(text)}") from None
         if kind is float and not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"expected a finite number, got {echo(text)}")
+        if field is not None and field_choices(field) is None:  # argparse itself reports a wrong choice
+            try:
+                check_value(name, field, value, item=True)
+            except InputError as error:
+                raise argparse.ArgumentTypeError(str(error).removeprefix(f"{name} ")) from None
         return value
 
     parse.__name__ = name
@@ -43,7 +48,7 @@ def add_config_options(parser: argparse.ArgumentParser, cls: type, skip: tuple[s
         if kind is bool:
             parser.add_argument(flag, action="store_true", help=field.metadata["help"])
             continue
-        options: dict[str, Any] = {"type": _parser_for(kind, field.name), "default": default, "help": help_text}
+        options: dict[str, Any] = {"type": _parser_for(kind, field.name, field), "default": default, "help": help_text}
         if choices is not None:
             options["choices"] = choices
         if many:
@@ -62,15 +67,7 @@ def positive_int(limit: int):
     """An argparse type: an integer in [1, limit]."""
     field = dataclasses.field(metadata={"low": 1, "high": limit})
     field.type = int  # a bare Field, checked like a dataclass field of type int
-
-    def parse(text: str) -> int:
-        value = _parser_for(int, "int")(text)
-        try:
-            return check_value("the value", field, value)  # type: ignore[return-value]
-        except InputError as error:
-            raise argparse.ArgumentTypeError(str(error).removeprefix("the value ")) from None
-
-    return parse
+    return _parser_for(int, "value", field)
 
 
 def finite_float(text: str) -> float:

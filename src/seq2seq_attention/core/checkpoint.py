@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from torch import nn
 from safetensors import SafetensorError
 from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
+from torch import nn
 
 from .errors import InputError, echo
 from .vocabulary import Vocabularies, Vocabulary
@@ -155,7 +155,9 @@ def save_checkpoint(
     """
     config = getattr(model, "config", None)
     if not isinstance(config, dict) or config.get("task") not in MODEL_BUILDERS:
-        raise ValueError("the model has no config with a registered task; build it with build_model or build_classifier")
+        raise ValueError(
+            "the model has no config with a registered task; build it with build_model or build_classifier"
+        )
     state = dict(training or {})
     extra: dict[str, torch.Tensor] = {}
     if optimizer is not None:
@@ -246,7 +248,9 @@ def _rebuild(directory: Path, config: dict) -> nn.Module:
     try:
         return MODEL_BUILDERS[task](**options)
     except (TypeError, ValueError) as error:
-        raise InputError(f"checkpoint {directory} has an unusable {task} config {echo(config)}: {echo(error)}") from error
+        raise InputError(
+            f"checkpoint {directory} has an unusable {task} config {echo(config)}: {echo(error)}"
+        ) from error
 
 
 def load_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> Checkpoint:
@@ -294,7 +298,9 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> Che
             f"unexpected {unexpected[:3]}" if unexpected else "",
             f"wrong tensors {wrong[:3]}" if wrong else "",
         ]
-        raise InputError(f"checkpoint {directory} does not match its config {echo(config)}: " + "; ".join(p for p in parts if p))
+        raise InputError(
+            f"checkpoint {directory} does not match its config {echo(config)}: " + "; ".join(p for p in parts if p)
+        )
     model.load_state_dict(weights)
     model.to(device).eval()
     return Checkpoint(model, vocabs, config, document.get("training") or {}, directory)

@@ -123,6 +123,6 @@ def check_lengths(lengths: object, batch_size: int, max_length: int) -> None:
     Raises:
         InputError: a wrong shape or dtype, or a length outside [1, S].
     """
-    check_tensor("lengths", lengths, (batch_size,), dtype="long")
+    check_tensor("lengths", lengths, ("B",), {"B": batch_size}, dtype="long")
     if lengths.numel() and (int(lengths.min()) < 1 or int(lengths.max()) > max_length):
         raise InputError(f"lengths must lie in [1, S={max_length}], got {lengths.tolist()}")

@@ -74,9 +74,7 @@ class Vocabulary:
         return vocab
 
     # --8<-- [start:encode]
-    def encode(
-        self, sentence: str | Sequence[str], *, add_eos: bool = True, unknown: str = "error"
-    ) -> list[int]:
+    def encode(self, sentence: str | Sequence[str], *, add_eos: bool = True, unknown: str = "error") -> list[int]:
         """Map each word to its index, then append `<eos>`.
 
         Args:
@@ -96,7 +94,8 @@ class Vocabulary:
             missing = [word for word in words if word not in self.word2index]
             if missing:
                 raise InputError(
-                    f"unknown {self.name} word(s) {echo(', '.join(missing))} in {echo(sentence)}: "
+                    f"unknown {self.name} word(s) {', '.join(echo(word, 60) for word in missing[:10])} "
+                    f"in {echo(sentence)}: "
                     f"the vocabulary has {len(self)} entries from the training sentences"
                 )
         elif unknown != "unk":

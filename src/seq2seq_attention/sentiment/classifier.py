@@ -150,7 +150,9 @@ def build_classifier(kind: str, vocab_size: int, **options: object) -> nn.Module
     if kind not in CLASSIFIER_KINDS:
         raise InputError(f"unknown classifier kind {echo(kind)}; choose from {list(CLASSIFIER_KINDS)}")
     for name, value in {"vocab_size": vocab_size, **options}.items():
-        if name.endswith("_size") and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SIZE):
+        if name.endswith("_size") and (
+            isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SIZE
+        ):
             raise InputError(f"{name} must be an int in [1, {MAX_SIZE}], got {echo(value)}")
     dropout = options.get("dropout_p", 0.5)
     if isinstance(dropout, bool) or not isinstance(dropout, int | float) or not 0.0 <= dropout < 1.0:

@@ -252,10 +252,10 @@ class AttnDecoderRNN(StepDecoder):
     """
 
     # --8<-- [start:init]
-    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = 0.1, score: str = "additive") -> None:
+    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = 0.1, score: str | None = None) -> None:
         super().__init__(hidden_size, output_size)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
-        self.attention = build_attention(score, hidden_size)  # BahdanauAttention for "additive"
+        self.attention = build_attention(score or "additive", hidden_size)  # BahdanauAttention for "additive"
         self.gru = nn.GRU(2 * hidden_size, hidden_size, batch_first=True)
         self.out = nn.Linear(hidden_size, output_size)
         self.dropout = nn.Dropout(dropout_p)
@@ -263,15 +263,11 @@ class AttnDecoderRNN(StepDecoder):
     # --8<-- [end:init]
 
     # --8<-- [start:forward_step]
-    def forward_step(
-        self, input: torch.Tensor, state: DecoderState
-    ) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
+    def forward_step(self, input: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
         embedded = self.dropout(self.embedding(input))  # (B, 1, H)
 
         query = state.hidden.permute(1, 0, 2)  # (1, B, H) -> (B, 1, H): s_{t-1}
-        context, attn_weights = self.attention(
-            query, state.keys, state.mask, state.proj_keys
-        )  # (B, 1, H), (B, 1, S)
+        context, attn_weights = self.attention(query, state.keys, state.mask, state.proj_keys)  # (B, 1, H), (B, 1, S)
         input_gru = torch.cat((embedded, context), dim=2)  # (B, 1, 2H)
 
         output, hidden = self.gru(input_gru, state.hidden)  # (B, 1, H), (1, B, H)
@@ -364,21 +360,19 @@ class LuongAttnDecoderRNN(StepDecoder):
     """
 
     # --8<-- [start:luong_init]
-    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = 0.1, score: str = "dot") -> None:
+    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = 0.1, score: str | None = None) -> None:
         super().__init__(hidden_size, output_size)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
         self.dropout = nn.Dropout(dropout_p)
         self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)  # input: the token only
-        self.attention = build_attention(score, hidden_size)  # (B, 1, H), (B, S, H) -> (B, 1, S) weights
+        self.attention = build_attention(score or "dot", hidden_size)  # (B, 1, H), (B, S, H) -> (B, 1, S) weights
         self.concat = nn.Linear(2 * hidden_size, hidden_size)  # [value; s_t] -> H
         self.out = nn.Linear(hidden_size, output_size)
 
     # --8<-- [end:luong_init]
 
     # --8<-- [start:luong_step]
-    def forward_step(
-        self, input: torch.Tensor, state: DecoderState
-    ) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
+    def forward_step(self, input: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
         embedded = self.dropout(F.relu(self.embedding(input)))  # (B, 1, H)
         output, hidden = self.gru(embedded, state.hidden)  # (B, 1, H), (1, B, H): s_t first
 

@@ -218,7 +218,7 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
     try:
         return vocabs.source.encode(" ".join(words), unknown=unknown)
     except InputError as error:
-        raise InputError(f"has a problem: {error}") from None
+        raise InputError(f"has {error}") from None
 
 
 def translate(

@@ -183,7 +183,9 @@ def train_epoch(
 
     def step(index: int, batch: Batch) -> tuple[float, int]:
         batch = batch.to(device)
-        rate = learning_rate_at(config.schedule, config.learning_rate, (epoch - 1) * steps_per_epoch + index, total_steps)
+        rate = learning_rate_at(
+            config.schedule, config.learning_rate, (epoch - 1) * steps_per_epoch + index, total_steps
+        )
         for group in optimizer.param_groups:
             group["lr"] = rate
         loss = train_step(
@@ -209,7 +211,7 @@ def train(
     progress: bool = True,
     log: Callable[[str], None] = print,
     measure_bleu: bool = True,
-    keep_training_state: bool = False,
+    keep_training_state: bool = True,
 ) -> TrainResult:
     """Train a `Seq2Seq` with `config` and return it.
 
@@ -232,7 +234,7 @@ def train(
         log: receives one line per epoch (the tutorial's format plus the held-out loss).
         measure_bleu: translate the held-out split at the end and record its BLEU.
         keep_training_state: keep the optimizer and RNG states in the final checkpoint, to
-            train on later with more epochs (by default it keeps the weights only).
+            train on later with more epochs; False keeps the weights only (a smaller file).
 
     Raises:
         InputError: a bad config, empty data, a checkpoint that does not fit the config, a
