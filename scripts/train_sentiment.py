@@ -90,8 +90,8 @@ def main() -> int:
         png = args.out / f"attention_{setup}.png"
         checkpoint = args.out / "checkpoints" / f"{setup}_attention"
         figures[setup] = {
-            "command": f"seq2seq-attention sentiment-attention-figure --checkpoint {checkpoint.relative_to(ROOT)} "
-            f"--out {png.relative_to(ROOT)}",
+            "command": f"seq2seq-attention sentiment-attention-figure --checkpoint {shown(checkpoint)} "
+            f"--out {shown(png)}",
             "sentences": attention_figure(checkpoint, png),
         }
         args.figures.mkdir(parents=True, exist_ok=True)
@@ -115,6 +115,11 @@ def main() -> int:
     log(f"done in {total:.0f} s")
     log_file.close()
     return 0
+
+
+def shown(path: Path) -> str:
+    """A path as the command that made it would be typed: relative to the repository root when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def markdown(summary: dict) -> str:

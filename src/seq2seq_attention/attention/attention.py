@@ -127,32 +127,16 @@ class BahdanauAttention(Attention):
 
     score: AdditiveScore
 
+    FROM_SCORE = ("Wa", "Ua", "Va", "hidden_size", "query_size", "key_size")
+    """Names read from the score module: `attention.Wa` is `attention.score.Wa`."""
+
     def __init__(self, hidden_size: int, query_size: int | None = None, key_size: int | None = None) -> None:
         super().__init__(AdditiveScore(hidden_size, query_size, key_size))
 
-    @property
-    def hidden_size(self) -> int:
-        return self.score.hidden_size
-
-    @property
-    def query_size(self) -> int:
-        return self.score.query_size
-
-    @property
-    def key_size(self) -> int:
-        return self.score.key_size
-
-    @property
-    def Wa(self) -> nn.Linear:
-        return self.score.Wa
-
-    @property
-    def Ua(self) -> nn.Linear:
-        return self.score.Ua
-
-    @property
-    def Va(self) -> nn.Linear:
-        return self.score.Va
+    def __getattr__(self, name: str) -> object:
+        if name in BahdanauAttention.FROM_SCORE:
+            return getattr(self.score, name)
+        return super().__getattr__(name)
 
 
 def build_attention(score: str, hidden_size: int) -> Attention:
