@@ -43,6 +43,10 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Ten
 class Attention(nn.Module):
     """Score every key against the query, mask the padding, softmax, and average the keys.
 
+    Padded positions get exactly zero weight, and their keys are zeroed before the weighted sum:
+    whatever a padded position holds (even NaN) cannot reach the context. A row with no real
+    position gives zero weights and a zero context.
+
     Args:
         score: a score module from `scores.py` (`build_score(name, H)`).
 
@@ -80,6 +84,8 @@ class Attention(nn.Module):
         scores = self.score.compare(query, proj_keys)  # (B, T, S)
 
         weights = masked_softmax(scores, mask)  # (B, T, S)
+        if mask is not None:
+            keys = keys.masked_fill(~mask.unsqueeze(2), 0.0)  # (B, S, Hk): padding never leaks, even NaN
         context = torch.bmm(weights, keys)  # (B, T, Hk)
 
         return context, weights

@@ -8,6 +8,7 @@ is a bug and keeps its traceback.
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .. import __version__
 from ..core.errors import InputError
@@ -17,8 +18,15 @@ COMMANDS = (translation, attention, sentiment)
 """The modules whose `register(subparsers)` adds their commands, in the order `--help` lists them."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (exit code 2), like every other error here."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="seq2seq-attention",
         description="Train and use the seq2seq translators and attention models of the seq2seq-attention walkthrough.",
     )

@@ -18,6 +18,7 @@ the config's `task` names the builder (`MODEL_BUILDERS`) that rebuilds the model
 """
 
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -242,6 +243,10 @@ def _rebuild(directory: Path, config: dict) -> nn.Module:
     if task not in MODEL_BUILDERS:
         raise InputError(f"checkpoint {directory} names task {echo(task)}; expected one of {sorted(MODEL_BUILDERS)}")
     options = {key: value for key, value in config.items() if key != "task"}
+    parameters = inspect.signature(MODEL_BUILDERS[task]).parameters.values()
+    missing = [p.name for p in parameters if p.kind is not p.VAR_KEYWORD and p.name not in options]
+    if missing:
+        raise InputError(f"checkpoint {directory} has an incomplete {task} config: {', '.join(missing)} missing")
     bad = [key for key, value in options.items() if not isinstance(value, str | int | float | bool | type(None))]
     if bad:
         raise InputError(f"checkpoint {directory} has a malformed config: {echo(bad)} must be plain values")

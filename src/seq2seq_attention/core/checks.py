@@ -124,5 +124,22 @@ def check_lengths(lengths: object, batch_size: int, max_length: int) -> None:
         InputError: a wrong shape or dtype, or a length outside [1, S].
     """
     check_tensor("lengths", lengths, ("B",), {"B": batch_size}, dtype="long")
+    if lengths.device.type == "meta":
+        raise InputError("lengths must hold real values (on cpu or cuda), got a tensor on the meta device")
     if lengths.numel() and (int(lengths.min()) < 1 or int(lengths.max()) > max_length):
         raise InputError(f"lengths must lie in [1, S={max_length}], got {lengths.tolist()}")
+
+
+MAX_PARAMETERS = 1 << 28
+"""The most parameters a model may have here (about 1 GiB of float32): a checkpoint or a setting
+that asks for more is refused before anything is allocated."""
+
+
+def check_parameter_budget(what: str, estimate: int) -> None:
+    """Refuse a model whose estimated parameter count exceeds `MAX_PARAMETERS`.
+
+    Raises:
+        InputError: naming the model and both counts.
+    """
+    if estimate > MAX_PARAMETERS:
+        raise InputError(f"{what} would have about {estimate:,} parameters; the limit is {MAX_PARAMETERS:,}")

@@ -8,7 +8,7 @@ import os
 
 import torch
 
-from .errors import InputError
+from .errors import InputError, echo
 
 DEVICE_ENV = "SEQ2SEQ_ATTENTION_DEVICE"
 
@@ -19,7 +19,8 @@ def parse_device(name: str | None, where: str = "--device") -> torch.device:
     An empty name (no `--device` given) means `pick_device()`.
 
     Raises:
-        InputError: the name is not a device, or asks for CUDA on a machine without it;
+        InputError: the name is not a device, names a device type this package does not run on
+            (only ``cpu`` and ``cuda``), or asks for CUDA (or a CUDA index) this machine lacks;
             the message names `where` the name came from.
     """
     if not name or not name.strip():
@@ -27,9 +28,13 @@ def parse_device(name: str | None, where: str = "--device") -> torch.device:
     try:
         device = torch.device(name.strip())
     except RuntimeError:
-        raise InputError(f"{where} {name!r} is not a device name (cpu, cuda, cuda:1)") from None
+        raise InputError(f"{where} {echo(name)} is not a device name (cpu, cuda, cuda:1)") from None
+    if device.type not in ("cpu", "cuda"):
+        raise InputError(f"{where} {echo(name)}: this package runs on cpu or cuda, got device type {device.type!r}")
     if device.type == "cuda" and not torch.cuda.is_available():
-        raise InputError(f"{where} {name!r} asks for CUDA, but torch.cuda.is_available() is False")
+        raise InputError(f"{where} {echo(name)} asks for CUDA, but torch.cuda.is_available() is False")
+    if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+        raise InputError(f"{where} {echo(name)}: this machine has {torch.cuda.device_count()} CUDA device(s)")
     return device
 
 

@@ -11,7 +11,14 @@ from torch import nn
 from ..attention.attention import BahdanauAttention
 from ..core.batching import lengths_to_mask, run_packed
 from ..core.checkpoint import register_task
-from ..core.checks import check_indices, check_lengths, check_module_device, check_same_device, check_tensor
+from ..core.checks import (
+    check_indices,
+    check_lengths,
+    check_module_device,
+    check_parameter_budget,
+    check_same_device,
+    check_tensor,
+)
 from ..core.errors import InputError, echo
 from ..core.tokens import PAD_IDX
 
@@ -154,6 +161,11 @@ def build_classifier(kind: str, vocab_size: int, **options: object) -> nn.Module
             isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SIZE
         ):
             raise InputError(f"{name} must be an int in [1, {MAX_SIZE}], got {echo(value)}")
+    sizes = {"embedding_size": 128, "hidden_size": 64, "attention_size": 64, "dense_size": 20, **options}
+    E, H = sizes["embedding_size"], sizes["hidden_size"]
+    check_parameter_budget(
+        f"a {kind} classifier", vocab_size * E + 8 * H * (E + 3 * H) + 12 * H * sizes["attention_size"]
+    )
     dropout = options.get("dropout_p", 0.5)
     if isinstance(dropout, bool) or not isinstance(dropout, int | float) or not 0.0 <= dropout < 1.0:
         raise InputError(f"dropout_p must be a number in [0, 1), got {echo(dropout)}")

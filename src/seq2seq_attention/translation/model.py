@@ -7,7 +7,7 @@ from torch import nn
 
 from ..core.batching import lengths_to_mask
 from ..core.checkpoint import register_task
-from ..core.checks import check_lengths, check_tensor
+from ..core.checks import check_parameter_budget, check_tensor
 from ..core.errors import InputError, echo
 from .decoders import DECODER_SCORES, MAX_LENGTH, AttnDecoderRNN, DecoderRNN, LuongAttnDecoderRNN, StepDecoder
 from .encoder import EncoderRNN
@@ -58,9 +58,12 @@ class Seq2Seq(nn.Module):
     def encode(
         self, source: torch.Tensor, lengths: torch.Tensor, source_mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Run the encoder; returns its outputs (B, S, H), its last state (1, B, H) and the mask (B, S)."""
+        """Run the encoder; returns its outputs (B, S, H), its last state (1, B, H) and the mask (B, S).
+
+        The encoder checks `source` and `lengths`; `lengths` is required here, since the mask comes from it.
+        """
         sizes = check_tensor("source", source, ("B", "S"), dtype="long")
-        check_lengths(lengths, sizes["B"], sizes["S"])
+        check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
         encoder_outputs, encoder_hidden = self.encoder(source, lengths)  # (B, S, H), (1, B, H)
         if source_mask is None:
             source_mask = lengths_to_mask(lengths.to(source.device), sizes["S"])  # (B, S)
@@ -159,6 +162,8 @@ def build_model(
             raise InputError(f"{name} must be an int in [1, {MAX_SIZE}], got {echo(value)}")
     if isinstance(dropout, bool) or not isinstance(dropout, int | float) or not 0.0 <= dropout < 1.0:
         raise InputError(f"dropout must be a number in [0, 1), got {echo(dropout)}")
+    H = hidden_size
+    check_parameter_budget(f"a {decoder} translator", H * (src_vocab_size + 2 * tgt_vocab_size) + 24 * H * H)
     decoder_class = DECODERS[decoder]
     options = inspect.signature(decoder_class).parameters
     extra = {"dropout_p": dropout} if "dropout_p" in options else {}

@@ -16,8 +16,18 @@ from .decoders import MAX_LENGTH
 from .model import Seq2Seq
 
 
-def _check_search(source: object, max_length: object, beam_size: object = 1) -> dict[str, int]:
+def _check_length_penalty(length_penalty: object) -> None:
+    if isinstance(length_penalty, bool) or not isinstance(length_penalty, int | float):
+        raise InputError(f"length_penalty must be a number, got {echo(length_penalty)}")
+    if not math.isfinite(length_penalty) or abs(length_penalty) > 100:
+        raise InputError(f"length_penalty must be a finite number in [-100, 100], got {length_penalty}")
+
+
+def _check_search(
+    source: object, max_length: object, beam_size: object = 1, length_penalty: object = 1.0
+) -> dict[str, int]:
     sizes = check_tensor("source", source, ("B", "S"), dtype="long")
+    _check_length_penalty(length_penalty)
     for name, value in (("max_length", max_length), ("beam_size", beam_size)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
@@ -105,7 +115,7 @@ def beam_search_decode(
         tokens: (B, T) long, T <= max_length; each row ends at its `<eos>`, then `PAD_IDX`.
         scores: (B,) the chosen hypotheses' length-normalised log-probabilities.
     """
-    sizes = _check_search(source, max_length, beam_size)
+    sizes = _check_search(source, max_length, beam_size, length_penalty)
     B, k, device = sizes["B"], beam_size, source.device
     encoder_outputs, encoder_hidden, source_mask = model.encode(source, lengths)  # (B, S, H), (1, B, H), (B, S)
     state = model.decoder.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once
@@ -257,8 +267,7 @@ def translate(
     """
     if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
         raise InputError(f"beam_size must be an int of at least 1, got {echo(beam_size)}")
-    if not isinstance(length_penalty, int | float) or not math.isfinite(length_penalty) or abs(length_penalty) > 100:
-        raise InputError(f"length_penalty must be a finite number in [-100, 100], got {echo(length_penalty)}")
+    _check_length_penalty(length_penalty)
     encoded = prepare_sentences(vocabs, sentences, max_words, unknown)
     model.eval()
     device = next(model.parameters()).device
