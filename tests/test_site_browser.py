@@ -188,12 +188,16 @@ def _pages_with_term(built_site: BuiltSite, term: str) -> tuple[set[str], set[st
     return anywhere, token_start
 
 
-def _final_results(driver: webdriver.Chrome, term: str) -> list:
+RESULT_LINKS_JS = "return [...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href);"
+"""All result links, read in one script call: the list re-renders while it is read, so holding
+element references across calls can go stale."""
+
+
+def _final_results(driver: webdriver.Chrome, term: str) -> list[str]:
     """The result links once they answer `term` itself, not a prefix typed on the way (어, 어텐)."""
-    items = driver.find_elements(By.CSS_SELECTOR, ".md-search-result__item > a")
-    hrefs = [item.get_attribute("href") or "" for item in items]
+    hrefs = driver.execute_script(RESULT_LINKS_JS) or []
     highlights = {parse_qs(urlsplit(href).query).get("h", [""])[0] for href in hrefs} - {""}
-    return items if highlights == {term} else []
+    return hrefs if highlights == {term} else []
 
 
 def test_korean_search_finds_the_pages(browser: webdriver.Chrome, site_server: str, built_site: BuiltSite):
@@ -212,8 +216,8 @@ def test_korean_search_finds_the_pages(browser: webdriver.Chrome, site_server: s
         meta = browser.find_element(By.CSS_SELECTOR, ".md-search-result__meta").get_attribute("textContent")
         pytest.fail(f"searching {SEARCH_TERM} showed no result within {WAIT_S} s (search says: {meta!r})")
     found = set()
-    for item in items:
-        path = unquote(urlsplit(item.get_attribute("href")).path)
+    for href in items:
+        path = unquote(urlsplit(href).path)
         found.add(path.removeprefix(urlsplit(site_server).path))
     assert found <= anywhere, f"results without the word {SEARCH_TERM}: {sorted(found - anywhere)}"
     shown_all = len(items) < 10  # Material renders results ten at a time
