@@ -1,6 +1,8 @@
 """The GitHub Actions workflow tests on CPU with README's command and deploys the strict build from main."""
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -44,19 +46,66 @@ def test_tests_run_on_cpu_with_the_readme_command():
     assert "chromium" in installs and "chromium-driver" in installs, "the browser test would skip in CI"
 
 
-def test_site_is_built_strictly_and_deployed_from_main_only():
+def test_site_is_built_strictly_and_published_from_main_only_with_its_zip():
     workflow = _workflow()
     assert "main" in workflow["on"]["push"]["branches"]
     jobs = workflow["jobs"]
-    (build,) = [job for job in jobs.values() if "actions/upload-pages-artifact" in _uses(job)]
-    build_run = next(run for run in _runs(build) if "mkdocs build" in run)
-    assert "mkdocs build --strict" in build_run
-    site_dir = re.search(r"--site-dir\s+(\S+)", build_run)
-    upload = next(step for step in build["steps"] if step.get("uses", "").startswith("actions/upload-pages-artifact"))
-    assert site_dir and upload["with"]["path"].strip("./") == site_dir.group(1).strip("./")
-    (deploy_name, deploy), *others = [(n, j) for n, j in jobs.items() if "actions/deploy-pages" in _uses(j)]
+    assert any("mkdocs build --strict" in run for run in _runs(jobs["site"]))  # every push and pull request
+    (deploy_name, deploy), *others = [
+        (n, j) for n, j in jobs.items() if any("push" in r and "gh-pages" in r for r in _runs(j))
+    ]
     assert not others
     assert "refs/heads/main" in deploy["if"] and "push" in deploy["if"]
-    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert set(deploy["permissions"]) == {"contents"} and deploy["permissions"]["contents"] == "write"
+    build = next(run for run in _runs(deploy) if "mkdocs build" in run)
+    assert "mkdocs build --strict --site-dir site" in build and "zipfile -c seq2seq-attention-site.zip site/" in build
     testing = [name for name, job in jobs.items() if _readme_test_command() in [r.strip() for r in _runs(job)]]
     assert set(testing) <= set(deploy["needs"]), f"{deploy_name} must wait for the tests"
+
+
+def test_a_gpu_job_runs_the_readme_command_on_cuda_when_a_runner_is_named():
+    jobs = _workflow()["jobs"]
+    gpu = [
+        job for job in jobs.values() if any(r.strip() == f"{_readme_test_command()} --devices=cuda" for r in _runs(job))
+    ]
+    assert len(gpu) == 1
+    assert gpu[0]["runs-on"] == "${{ vars.GPU_RUNNER }}" and gpu[0]["if"] == "vars.GPU_RUNNER != ''"
+
+
+def test_no_job_uses_an_action_or_keeps_a_credential():
+    workflow = _workflow()
+    assert workflow["permissions"] == {}  # nothing by default; each job asks for what it needs
+    for name, job in workflow["jobs"].items():
+        assert all("uses" not in step for step in job["steps"]), f"{name} uses an action"
+        assert set(job["permissions"]) == {"contents"}, name
+        for step in job["steps"]:
+            assert "${{" not in step.get("run", ""), f"{name}: expressions go through env, not into scripts"
+            config_lines = [line for line in step.get("run", "").splitlines() if "git config" in line]
+            assert not any("http." in line for line in config_lines), f"{name} stores the token in git's config"
+
+
+def _zizmor(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "zizmor"), "--offline", "--no-progress", "--format", "plain", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_workflow_linter_finds_nothing():
+    result = _zizmor(WORKFLOW)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No findings to report" in result.stdout + result.stderr
+
+
+def test_the_workflow_linter_would_see_an_unpinned_action(tmp_path: Path):
+    bad = tmp_path / ".github" / "workflows" / "bad.yml"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(
+        "on: push\npermissions: {}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - uses: actions/checkout@v4\n",
+        encoding="utf-8",
+    )
+    result = _zizmor(bad)
+    assert result.returncode != 0 and "unpinned-uses" in result.stdout + result.stderr
