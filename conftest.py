@@ -3,8 +3,12 @@
 pytest-markdown-docs (pinned to 0.9.2 in pyproject.toml: this file touches its internals)
 turns every plain ```python fence in docs/ into a test item. Here we
 
-* clone each item once per device (`[cpu]`, `[cuda]`): the plugin's items take no
-  parametrized fixtures, so the clones are made in `pytest_collection_modifyitems`;
+* clone each item that picks a device (`pick_device()`) once per device (`[cpu]`, `[cuda]`):
+  the plugin's items take no parametrized fixtures, so the clones are made in
+  `pytest_collection_modifyitems`; a fence that never picks a device runs once, as `[no-device]`;
+* run a fence exactly once (the plugin retries a runner call that raises `TypeError` without its
+  `asyncio_runner` argument, which would run a fence that raised `TypeError` a second time), in an
+  empty temporary working directory, as a reader's fresh interpreter would;
 * steer a clone's device through `SEQ2SEQ_ATTENTION_DEVICE`, which the fence itself reads
   with `pick_device()`: a fence copied into a fresh Python runs there as it is;
 * skip `[cuda]` with a reason where CUDA is absent; `--devices` chooses the devices;
@@ -16,6 +20,7 @@ import ast
 import contextlib
 import io
 import os
+import tempfile
 from collections import Counter
 
 import pytest
@@ -27,6 +32,15 @@ from pytest_markdown_docs.plugin import MarkdownInlinePythonItem
 from seq2seq_attention.core.device import DEVICE_ENV
 
 DEVICES = ("cpu", "cuda")
+NO_DEVICE = "no-device"
+"""The tag of a fence that never picks a device: it runs once."""
+RAN = "__fence_outcome__"
+"""Key in a fence's namespace marking that it ran (with the exception it raised, if any)."""
+
+
+def uses_device(source: str) -> bool:
+    """A fence (with the fences it continues) picks a device when it calls `pick_device()`."""
+    return "pick_device(" in source
 
 _config: pytest.Config | None = None
 
@@ -40,16 +54,21 @@ class AssertRewritingRunner(DefaultRunner):
     """
 
     def runtest(self, test, args, *, asyncio_runner=None):
+        if RAN in args:  # the plugin's retry after a TypeError: report the first run, do not run again
+            raise args[RAN]
+        args[RAN] = None
         path = str(test.source_path)
         tree = ast.parse(test.source, filename=path)
         rewrite_asserts(tree, test.source.encode(), path, _config)
         printed = io.StringIO()
         try:
-            with contextlib.redirect_stdout(printed):
-                exec(compile(tree, path, "exec", dont_inherit=True), args)
+            with tempfile.TemporaryDirectory(prefix="fence-") as empty, contextlib.chdir(empty):
+                with contextlib.redirect_stdout(printed):
+                    exec(compile(tree, path, "exec", dont_inherit=True), args)
         except Exception as error:
             if printed.getvalue():
                 error.add_note(f"the fence printed:\n{printed.getvalue().rstrip()}")
+            args[RAN] = error
             raise
 
 
@@ -83,6 +102,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     for item in items:
         if not isinstance(item, MarkdownInlinePythonItem):
             result.append(item)
+            continue
+        if not uses_device(item.test_definition.source):
+            result.append(
+                MarkdownInlinePythonItem.from_parent(
+                    item.parent, name=f"{item.name}[{NO_DEVICE}]", test_definition=item.test_definition
+                )
+            )
             continue
         for device in devices:
             clone = MarkdownInlinePythonItem.from_parent(
@@ -136,7 +162,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     for path in sorted({key[0] for key in counts}):
         parts = [
             f"{counts[(path, device, outcome)]} {outcome} [{device}]"
-            for device in DEVICES
+            for device in (*DEVICES, NO_DEVICE)
             for outcome in ("passed", "failed", "skipped")
             if counts[(path, device, outcome)]
         ]

@@ -21,7 +21,7 @@ from .quality import project_quality
 
 def main(argv: list[str]) -> int:
     torch.set_num_threads(1)
-    train_pairs, test_pairs = split_pairs(load_pairs())
+    train_pairs, test_pairs = split_pairs(load_pairs(), "by_french")  # the split of results/performance/tuning.jsonl
     vocabs = build_vocabularies(train_pairs)
     train_set = TranslationDataset(train_pairs, vocabs)
     budget, eval_at = float(argv[0]), [float(x) for x in argv[1].split(",")]

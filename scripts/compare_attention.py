@@ -1,20 +1,22 @@
-"""Train seq2seq (gru), dot-product (luong) and Bahdanau translators with one budget and compare them.
+"""Train seq2seq (gru), Luong (dot, scaled dot, general) and Bahdanau translators with one budget and compare them.
 
-Every model gets the same data (the tutorial's filtered Tatoeba pairs, training split), the same
-settings and the same wall-clock budget; each is then scored on the held-out split with
-corpus BLEU (sacrebleu) and exact match. Writes, under --out:
+Every model gets the same data (the tutorial's filtered Tatoeba pairs, training side of --split), the
+same settings and the same wall-clock budget; each is then scored on the held-out pairs with corpus
+BLEU (sacrebleu, with a 95% bootstrap interval) and exact match, and the pairs of models named in
+`COMPARISONS` are compared seed by seed with sacrebleu's paired bootstrap test. A model is named
+`decoder` or `decoder:score` (for example `luong:general`). Writes, under --out:
 
-* `results.md` and `results.json`: one table (BLEU, exact match, training time, parameters,
-  epochs) and the exact command;
-* `logs/<decoder>.log`: the per-epoch log lines;
-* `checkpoints/<decoder>/`: the trained attention models (weights + JSON, no optimizer state);
+* `results.md` and `results.json`: the table (BLEU with intervals, exact match, training time,
+  parameters, epochs), the paired comparisons, and the exact command;
+* `logs/<model>-seed<n>.log`: the per-epoch log lines;
+* `checkpoints/<model>/`: the trained attention models of the first seed (weights + JSON);
 * `heatmap_<n>.png`: the attention of the Bahdanau and the dot-product model, side by side,
   for real held-out sentences (also copied to --figures for the site).
 
 Example (the run committed in results/attention/):
 
     python scripts/compare_attention.py --epochs 30 --time-budget 240 --hidden-size 128 --batch-size 64 \
-        --learning-rate 0.002 --threads 1
+        --learning-rate 0.002 --seeds 0 1 2 --threads 1
 """
 
 import argparse
@@ -36,8 +38,8 @@ from tqdm.auto import tqdm
 from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.checkpoint import save_checkpoint
 from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
-from seq2seq_attention.translation.corpus import load_pairs, split_pairs
-from seq2seq_attention.translation.evaluate import evaluate
+from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs
+from seq2seq_attention.translation.evaluate import compare, evaluate
 from seq2seq_attention.translation.plotting import plot_attention, save_figure, sentence_attention
 from seq2seq_attention.translation.search import greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, train
@@ -45,14 +47,32 @@ from seq2seq_attention.translation.train import TrainConfig, train
 DECODER_NAMES = {
     "gru": "seq2seq (no attention)",
     "luong": "dot-product (Luong)",
+    "luong:scaled_dot": "scaled dot-product (Luong)",
+    "luong:general": "general (Luong)",
     "bahdanau": "additive (Bahdanau)",
 }
-ATTENTION_DECODERS = ("bahdanau", "luong")
+"""The models compared, by key (`decoder` or `decoder:score`), with their labels."""
+DRAWN = ("bahdanau", "luong")
+"""The models whose attention the heatmaps show side by side."""
+COMPARISONS = (
+    ("gru", "luong"),
+    ("gru", "bahdanau"),
+    ("luong", "bahdanau"),
+    ("luong", "luong:scaled_dot"),
+    ("luong", "luong:general"),
+)
+"""(baseline, system) pairs tested with paired bootstrap resampling on each seed."""
+
+
+def decoder_and_score(key: str) -> tuple[str, str | None]:
+    decoder, _, score = key.partition(":")
+    return decoder, score or None
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--decoders", nargs="+", default=list(DECODER_NAMES), choices=list(DECODER_NAMES))
+    parser.add_argument("--split", default="by_english", choices=list(SPLITS), help="the held-out rule")
     parser.add_argument("--time-budget", type=float, default=240.0, help="training seconds per model")
     parser.add_argument("--epochs", type=int, default=30, help="at most this many epochs per model")
     parser.add_argument("--hidden-size", type=int, default=128)
@@ -108,7 +128,7 @@ def attention_statistics(result, test_pairs) -> dict | None:
 
 
 def summarise(decoder: str, runs: list[dict]) -> dict:
-    """One table row: the mean (and spread) over the seeds' runs of one decoder."""
+    """One table row: the mean (and spread) over the seeds' runs of one model."""
 
     def mean(key: str) -> float:
         return statistics.fmean(r[key] for r in runs)
@@ -127,6 +147,7 @@ def summarise(decoder: str, runs: list[dict]) -> dict:
         "bleu": round(mean("bleu"), 2),
         "bleu_std": round(spread("bleu"), 2),
         "bleu_per_seed": [r["bleu"] for r in runs],
+        "bleu_interval_per_seed": [r.get("bleu_interval") for r in runs],
         "exact_match": round(mean("exact_match"), 4),
         "exact_match_std": round(spread("exact_match"), 4),
         "bleu_signature": runs[0]["bleu_signature"],
@@ -145,14 +166,16 @@ def main(argv: list[str] | None = None) -> int:
     load_at_start = os.getloadavg()
 
     pairs = load_pairs()
-    train_pairs, test_pairs = split_pairs(pairs)
+    train_pairs, test_pairs = split_pairs(pairs, args.split)
     print(f"{len(pairs)} pairs: {len(train_pairs)} train, {len(test_pairs)} held out", flush=True)
 
-    runs, models = [], {}
+    runs, models, evaluations = [], {}, {}
     jobs = [(seed, decoder) for seed in args.seeds for decoder in args.decoders]
     for seed, decoder in tqdm(jobs, desc="models", unit="model", disable=args.no_progress):
         config = TrainConfig(
-            decoder=decoder,
+            decoder=decoder_and_score(decoder)[0],
+            score=decoder_and_score(decoder)[1],
+            split=args.split,
             hidden_size=args.hidden_size,
             batch_size=args.batch_size,
             learning_rate=args.learning_rate,
@@ -171,9 +194,12 @@ def main(argv: list[str] | None = None) -> int:
         result = train(config, pairs=pairs, progress=not args.no_progress, log=log, measure_bleu=False)
         train_seconds = time.perf_counter() - tic
         tic = time.perf_counter()
-        scores = evaluate(result.model, result.vocabs, test_pairs)
+        scores = evaluate(result.model, result.vocabs, test_pairs, split=args.split)
+        evaluations[decoder, seed] = scores
         eval_seconds = time.perf_counter() - tic
-        (args.out / "logs" / f"{decoder}-seed{seed}.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (args.out / "logs" / f"{decoder.replace(':', '-')}-seed{seed}.log").write_text(
+            "\n".join(lines) + "\n", encoding="utf-8"
+        )
         run = {
             "decoder": decoder,
             "score": result.model.config["score"],
@@ -185,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             "final_train_loss": round(result.history[-1]["loss"], 4),
             "final_heldout_loss": round(result.history[-1]["test_loss"], 4),
             "bleu": round(scores.bleu, 2),
+            "bleu_interval": [round(scores.bleu_low, 2), round(scores.bleu_high, 2)],
             "exact_match": round(scores.exact_match, 4),
             "bleu_signature": scores.signature,
             "attention": attention_statistics(result, test_pairs),
@@ -200,14 +227,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         if seed == args.seeds[0]:
             models[decoder] = result
-            if decoder in ATTENTION_DECODERS:
+            if result.model.decoder.attention is not None:
                 training = {"config": vars(config), "epoch": run["epochs"], "history": result.history}
-                training["evaluation"] = {k: run[k] for k in ("bleu", "exact_match", "bleu_signature")}
-                save_checkpoint(args.out / "checkpoints" / decoder, result.model, result.vocabs, training=training)
+                training["evaluation"] = {k: run[k] for k in ("bleu", "bleu_interval", "exact_match", "bleu_signature")}
+                directory = args.out / "checkpoints" / decoder.replace(":", "-")
+                save_checkpoint(directory, result.model, result.vocabs, training=training)
     rows = [summarise(decoder, [r for r in runs if r["decoder"] == decoder]) for decoder in args.decoders]
+    comparisons = paired_comparisons(evaluations, args.seeds)
 
     heatmaps = []
-    drawn = [d for d in ATTENTION_DECODERS if d in models]
+    drawn = [d for d in DRAWN if d in models]
     if drawn:
         vocabs = models[drawn[0]].vocabs  # every model built its vocabularies from the same training split
         args.figures.mkdir(parents=True, exist_ok=True)
@@ -230,9 +259,10 @@ def main(argv: list[str] | None = None) -> int:
             f"shared, loaded 2-core CPU machine ({platform.machine()}, load average {load_at_start[0]:.1f} at start); "
             f"torch {torch.__version__}, {torch.get_num_threads()} threads"
         ),
-        "data": {"pairs": len(pairs), "train": len(train_pairs), "held_out": len(test_pairs)},
+        "data": {"pairs": len(pairs), "train": len(train_pairs), "held_out": len(test_pairs), "split": args.split},
         "settings": {k: v for k, v in vars(args).items() if k not in ("out", "figures", "no_progress")},
         "models": rows,
+        "comparisons": comparisons,
         "runs": runs,
         "heatmaps": heatmaps,
     }
@@ -242,21 +272,53 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def paired_comparisons(evaluations: dict, seeds: list[int]) -> list[dict]:
+    """For each pair of `COMPARISONS` that was trained: the paired bootstrap test on every seed."""
+    rows = []
+    for baseline, system in COMPARISONS:
+        if not all((name, seed) in evaluations for name in (baseline, system) for seed in seeds):
+            continue
+        tests = [compare(evaluations[baseline, seed], evaluations[system, seed]) for seed in seeds]
+        rows.append(
+            {
+                "baseline": baseline,
+                "system": system,
+                "difference_per_seed": [round(t.difference, 2) for t in tests],
+                "p_value_per_seed": [round(t.p_value, 4) for t in tests],
+                "significant_seeds": sum(t.significant for t in tests),
+                "seeds": len(tests),
+            }
+        )
+    return rows
+
+
+def verdict(row: dict) -> str:
+    """A comparison in words: better or worse in every seed (p < 0.05, same sign), or no consistent difference."""
+    if row["significant_seeds"] == row["seeds"] and all(d > 0 for d in row["difference_per_seed"]):
+        return "better in every seed"
+    if row["significant_seeds"] == row["seeds"] and all(d < 0 for d in row["difference_per_seed"]):
+        return "worse in every seed"
+    return f"no consistent difference (significant in {row['significant_seeds']} of {row['seeds']} seeds)"
+
+
 def markdown(document: dict) -> str:
     seeds = document["settings"]["seeds"]
     spread = len(seeds) > 1
     lines = [
-        "| model | score | parameters | epochs | training time (s) | held-out BLEU | exact match | mean max weight |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| model | score | parameters | epochs | training time (s) | held-out BLEU | 95% interval, seed "
+        f"{seeds[0]} | exact match | mean max weight |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in document["models"]:
         bleu = f"{row['bleu']:.2f}" + (f" ± {row['bleu_std']:.2f}" if spread else "")
         exact = f"{row['exact_match']:.3f}" + (f" ± {row['exact_match_std']:.3f}" if spread else "")
         epochs = "/".join(str(e) for e in sorted(set(row["epochs"])))
         peak = f"{row['mean_max_weight']:.3f}" if "mean_max_weight" in row else "-"
+        interval = row["bleu_interval_per_seed"][0]
+        shown = f"{interval[0]:.1f} – {interval[1]:.1f}" if interval else "-"
         lines.append(
             f"| {row['model']} | {row['score'] or '-'} | {row['parameters']:,} | {epochs} | "
-            f"{row['train_seconds']:.0f} | {bleu} | {exact} | {peak} |"
+            f"{row['train_seconds']:.0f} | {bleu} | {shown} | {exact} | {peak} |"
         )
     data = document["data"]
     per_seed = "; ".join(
@@ -266,11 +328,21 @@ def markdown(document: dict) -> str:
         "",
         f"Mean over seeds {', '.join(map(str, seeds))}" + (" (± sample standard deviation)" if spread else "") + ".",
         f"BLEU per seed: {per_seed}.",
-        f"Held-out split: {data['held_out']} pairs (`zlib.crc32(french) % 10 == 0`), trained on {data['train']}.",
+        f"Held-out split `{data['split']}`: {data['held_out']} pairs, trained on {data['train']}.",
         f"BLEU: sacrebleu corpus BLEU, `{document['models'][0]['bleu_signature']}`.",
         "Mean max weight: the largest attention weight of each generated word, averaged over the greedy "
         "translations of the distinct held-out sources (1 = all weight on one source word).",
         f"Timings: {document['machine']}.",
+        "",
+        "Paired bootstrap resampling (sacrebleu, 1,000 resamples) on each seed; p < 0.05 counts as significant:",
+        "",
+        "| baseline | system | BLEU difference per seed | p per seed | verdict |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {row['baseline']} | {row['system']} | {', '.join(f'{d:+.2f}' for d in row['difference_per_seed'])} "
+            f"| {', '.join(f'{p:.3f}' for p in row['p_value_per_seed'])} | {verdict(row)} |"
+            for row in document.get("comparisons", [])
+        ),
         "",
         "Command:",
         "",

@@ -1,4 +1,4 @@
-"""Held-out BLEU, sample translations and the loss curves of the runs of `scripts/train_seq2seq.sh`.
+"""Held-out BLEU with 95% intervals, paired comparisons, samples and loss curves of `scripts/train_seq2seq.sh`.
 
 Usage (after the training script):
 
@@ -20,9 +20,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
 from seq2seq_attention.core.checkpoint import load_checkpoint  # noqa: E402
-from seq2seq_attention.translation.corpus import load_pairs, split_pairs  # noqa: E402
-from seq2seq_attention.translation.decoders import MAX_LENGTH  # noqa: E402
-from seq2seq_attention.translation.evaluate import evaluate  # noqa: E402
+from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs, target_overlap  # noqa: E402
+from seq2seq_attention.translation.evaluate import compare, evaluate  # noqa: E402
 from seq2seq_attention.translation.search import translate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +31,18 @@ RUNS = {
     "gru": ("src/seq2seq_attention/pretrained/gru", "GRU seq2seq, teacher forcing"),
     "gru-mixed": ("runs/seq2seq/gru-mixed", "GRU seq2seq, mixed training (ratio 0.5)"),
     "bahdanau": ("src/seq2seq_attention/pretrained/bahdanau", "Bahdanau attention, teacher forcing"),
+    "gru-by_french": ("runs/seq2seq/gru-by_french", "GRU seq2seq, teacher forcing, by_french split"),
+    "bahdanau-by_french": ("runs/seq2seq/bahdanau-by_french", "Bahdanau attention, by_french split"),
 }
+COMPARISONS = (
+    ("gru", "bahdanau", "greedy"),
+    ("gru", "gru-mixed", "greedy"),
+    ("bahdanau", "bahdanau", "beam"),
+    ("gru-by_french", "bahdanau-by_french", "greedy"),
+)
+"""(baseline, system, how): paired bootstrap tests; "beam" compares the run's greedy translations
+with its beam-search ones on the same pairs."""
+LEGACY_SPLIT = "by_french"  # a checkpoint saved before `split` existed was trained on this split
 TRAIN_COMMAND = "scripts/train_seq2seq.sh"  # `scripts/train_seq2seq.sh NAME` trains the run NAME alone
 BEAM_SIZE = 5
 REPORT_COMMAND = "python scripts/seq2seq_report.py"
@@ -41,45 +51,59 @@ EXTRA_SENTENCES = ["je suis fatigue .", "nous sommes en retard .", "elle est tre
 
 def main() -> None:
     torch.set_num_threads(1)
-    _, test = split_pairs(load_pairs())
-    samples = test[::71][:8]
+    pairs = load_pairs()
+    splits = {name: split_pairs(pairs, name) for name in SPLITS}
+    test = splits["by_english"][1]
+    samples = test[::58][:8]
     metrics = {
         "train_command": TRAIN_COMMAND,
         "report_command": REPORT_COMMAND,
-        "machine": f"shared, loaded 2-core CPU machine ({platform.processor() or platform.machine()}), "
-        f"torch {torch.__version__}, 1 thread per run",
-        "held_out_pairs": len(test),
+        "machine": f"2-core CPU machine ({platform.processor() or platform.machine()}), torch {torch.__version__}, "
+        "1 thread per run, two runs at a time",
+        "splits": {
+            name: {"train": len(train), "held_out": len(held_out), "target_overlap": target_overlap(train, held_out)}
+            for name, (train, held_out) in splits.items()
+        },
         "runs": {},
     }
+    evaluations = {}
     sample_rows = []
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, (path, label) in RUNS.items():
         checkpoint = load_checkpoint(ROOT / path)
-        scores = evaluate(checkpoint.model, checkpoint.vocabs, test)
-        beam_bleu = beam_search_bleu(checkpoint, test)
-        history = checkpoint.training["history"]
         config = checkpoint.training["config"]
+        split = config.get("split", LEGACY_SPLIT)
+        held_out = splits[split][1]
+        scores = evaluate(checkpoint.model, checkpoint.vocabs, held_out, split=split)
+        beam = evaluate(checkpoint.model, checkpoint.vocabs, held_out, split=split, beam_size=BEAM_SIZE)
+        evaluations[name, "greedy"], evaluations[name, "beam"] = scores, beam
+        history = checkpoint.training["history"]
         metrics["runs"][name] = {
             "label": label,
             "checkpoint": path,
             "train_command": f"{TRAIN_COMMAND} {name}",
             "log": f"results/seq2seq/{name}.log",
             "config": config,
+            "split": split,
+            "held_out_pairs": len(held_out),
             "epochs": len(history),
             "train_seconds": round(sum(h["seconds"] for h in history), 1),
             "final_loss": round(history[-1]["loss"], 4),
             "final_test_loss": round(history[-1]["test_loss"], 4),
             "bleu": round(scores.bleu, 2),
+            "bleu_interval": [round(scores.bleu_low, 2), round(scores.bleu_high, 2)],
             "exact_match": round(scores.exact_match, 4),
-            f"bleu_beam{BEAM_SIZE}": round(beam_bleu, 2),
+            f"bleu_beam{BEAM_SIZE}": round(beam.bleu, 2),
+            f"bleu_beam{BEAM_SIZE}_interval": [round(beam.bleu_low, 2), round(beam.bleu_high, 2)],
             "bleu_signature": scores.signature,
             "parameters": sum(p.numel() for p in checkpoint.model.parameters()),
         }
-        epochs = [h["epoch"] for h in history]
-        tag = f"{name}, H={config['hidden_size']}"
-        line = ax.plot(epochs, [h["loss"] for h in history], label=f"{tag} (train)")[0]
-        ax.plot(epochs, [h["test_loss"] for h in history], "--", color=line.get_color(), label=f"{tag} (held-out)")
-        sample_rows.append((name, [scores.hypotheses[test.index(p)] for p in samples]))
+        if split == "by_english":  # the main split's curves and samples
+            epochs = [h["epoch"] for h in history]
+            tag = f"{name}, H={config['hidden_size']}"
+            line = ax.plot(epochs, [h["loss"] for h in history], label=f"{tag} (train)")[0]
+            ax.plot(epochs, [h["test_loss"] for h in history], "--", color=line.get_color(), label=f"{tag} (held-out)")
+            sample_rows.append((name, [scores.hypotheses[test.index(p)] for p in samples]))
         extra = translate(checkpoint.model, checkpoint.vocabs, EXTRA_SENTENCES)
         metrics["runs"][name]["examples"] = dict(zip(EXTRA_SENTENCES, extra, strict=True))
     ax.set_xlabel("epoch")
@@ -92,6 +116,21 @@ def main() -> None:
     FIGURE.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(OUT / "loss_curve.png", FIGURE)
 
+    metrics["comparisons"] = []
+    for baseline, system, how in COMPARISONS:
+        first = evaluations[baseline, "greedy"]
+        second = evaluations[system, "beam" if how == "beam" else "greedy"]
+        result = compare(first, second)
+        metrics["comparisons"].append(
+            {
+                "baseline": f"{baseline} (greedy)",
+                "system": f"{system} ({'beam ' + str(BEAM_SIZE) if how == 'beam' else 'greedy'})",
+                "split": first.split,
+                "difference": round(result.difference, 2),
+                "p_value": round(result.p_value, 4),
+                "significant": result.significant,
+            }
+        )
     (OUT / "metrics.json").write_text(json.dumps(metrics, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     lines = ["| French | reference | " + " | ".join(name for name, _ in sample_rows) + " |"]
     lines.append("|" + " --- |" * (2 + len(sample_rows)))
@@ -100,19 +139,36 @@ def main() -> None:
     (OUT / "samples.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     table = [
-        "| run | command | H | dropout | schedule | label smoothing | epochs | seconds | train loss | held-out loss "
-        f"| BLEU | exact match | BLEU, beam {BEAM_SIZE} |",
-        "|" + " --- |" * 13,
+        "| run | split | command | H | dropout | schedule | label smoothing | epochs | seconds | train loss "
+        f"| held-out loss | BLEU (95% interval) | exact match | BLEU, beam {BEAM_SIZE} (95% interval) |",
+        "|" + " --- |" * 14,
     ]
     for name, run in metrics["runs"].items():
         config = run["config"]
+        low, high = run["bleu_interval"]
+        beam_low, beam_high = run[f"bleu_beam{BEAM_SIZE}_interval"]
         table.append(
-            f"| {name} | `{run['train_command']}` | {config['hidden_size']} | {config['dropout']} "
+            f"| {name} | {run['split']} | `{run['train_command']}` | {config['hidden_size']} | {config['dropout']} "
             f"| {config.get('schedule', 'constant')} | {config.get('label_smoothing', 0.0)} | {run['epochs']} "
-            f"| {run['train_seconds']} | {run['final_loss']} | {run['final_test_loss']} | {run['bleu']} "
-            f"| {run['exact_match']} | {run[f'bleu_beam{BEAM_SIZE}']} |"
+            f"| {run['train_seconds']} | {run['final_loss']} | {run['final_test_loss']} "
+            f"| {run['bleu']} ({low:.1f}–{high:.1f}) | {run['exact_match']} "
+            f"| {run[f'bleu_beam{BEAM_SIZE}']} ({beam_low:.1f}–{beam_high:.1f}) |"
         )
-    readme = f"""# seq2seq results (Tatoeba fra->eng, seed 001's filter)
+    comparison_table = [
+        "| baseline | system | split | BLEU difference | p | significant (p < 0.05) |",
+        "|" + " --- |" * 6,
+    ]
+    for row in metrics["comparisons"]:
+        comparison_table.append(
+            f"| {row['baseline']} | {row['system']} | {row['split']} | {row['difference']:+.2f} | {row['p_value']:.3f} "
+            f"| {'yes' if row['significant'] else 'no (a tie)'} |"
+        )
+    split_lines = [
+        f"- `{name}`: {info['train']} training / {info['held_out']} held-out pairs; {info['target_overlap']:.1%} "
+        "of the held-out pairs have an English sentence that is also a training target"
+        for name, info in metrics["splits"].items()
+    ]
+    readme = f"""# seq2seq results (Tatoeba fra->eng, the tutorial's filter)
 
 Made by
 
@@ -121,26 +177,65 @@ Made by
 {REPORT_COMMAND}
 ```
 
-on a {metrics["machine"]}: the timings are wall-clock seconds under load from other jobs.
+on a {metrics["machine"]}: the timings are wall-clock seconds.
 BLEU is sacrebleu's corpus BLEU ({metrics["runs"]["gru"]["bleu_signature"]}) of greedy translations of the
-{len(test)} held-out pairs (`zlib.crc32(french) % 10 == 0`), one reference per pair; the last column is the same with
-beam search (k = {BEAM_SIZE}, length penalty 1.0, as `seq2seq-attention translate --beam-size {BEAM_SIZE}`).
+held-out pairs of the run's split, one reference per pair, with its 95% bootstrap interval (1,000 resamples of the
+sentences); the last column is the same with beam search (k = {BEAM_SIZE}, length penalty 1.0, as
+`seq2seq-attention translate --beam-size {BEAM_SIZE}`). The splits (held out when crc32 of one side is 0 mod 10):
+
+{chr(10).join(split_lines)}
+
+The main split is `by_english`; the `-by_french` runs repeat the recipes on the first round's split to show what
+the leaked targets add.
 Each row's checkpoint was made by the command in its row (the settings are in `scripts/train_seq2seq.sh`).
 The train loss is the training criterion: cross-entropy with label smoothing where that is on, so it is
 higher than a plain NLL; the held-out loss is plain NLL (teacher forced) for every run.
 
 {chr(10).join(table)}
 
-Logs: `gru.log`, `gru-mixed.log`, `bahdanau.log`. Sample translations: `samples.md`. Figure: `loss_curve.png`.
-Checkpoints: `src/seq2seq_attention/pretrained/gru` and `.../bahdanau` (packaged; `gru-mixed` is not committed).
+Paired bootstrap resampling (sacrebleu, 1,000 resamples) on the same held-out pairs:
+
+{chr(10).join(comparison_table)}
+
+Logs: `<run>.log`. Sample translations (by_english held-out pairs): `samples.md`. Figure: `loss_curve.png`.
+Checkpoints: `src/seq2seq_attention/pretrained/gru` and `.../bahdanau` (packaged; the `runs/` ones are not committed).
 """
     (OUT / "README.md").write_text(readme, encoding="utf-8")
+    (OUT / "bleu.ko.md").write_text(korean_tables(metrics), encoding="utf-8")
     print(json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}))
 
 
-def beam_search_bleu(checkpoint, pairs) -> float:
-    """Corpus BLEU of beam-search translations of the held-out pairs."""
-    return evaluate(checkpoint.model, checkpoint.vocabs, pairs, max_length=MAX_LENGTH, beam_size=BEAM_SIZE).bleu
+KOREAN_LABELS = {
+    "gru": "GRU seq2seq, teacher forcing, H=128",
+    "gru-mixed": "GRU seq2seq, 혼합 학습(0.5), H=128",
+    "bahdanau": "Bahdanau 어텐션, H=256, cosine, dropout 0.3, label smoothing 0.1",
+    "gru-by_french": "GRU seq2seq, teacher forcing, H=128",
+    "bahdanau-by_french": "Bahdanau 어텐션, H=256, cosine, dropout 0.3, label smoothing 0.1",
+}
+
+
+def korean_tables(metrics: dict) -> str:
+    """The BLEU table and the comparison table of the evaluation page, in Korean (included at build time)."""
+    lines = [
+        f"| 모델 | 분할 | epoch | 평가용 쌍 | BLEU (95% 구간) | beam {BEAM_SIZE} BLEU (95% 구간) | 정확히 일치 |",
+        "|---|---|---:|---:|---|---|---:|",
+    ]
+    for name, run in metrics["runs"].items():
+        low, high = run["bleu_interval"]
+        beam_low, beam_high = run[f"bleu_beam{BEAM_SIZE}_interval"]
+        lines.append(
+            f"| {KOREAN_LABELS[name]} | `{run['split']}` | {run['epochs']} | {run['held_out_pairs']} "
+            f"| {run['bleu']:.2f} ({low:.1f}–{high:.1f}) "
+            f"| {run[f'bleu_beam{BEAM_SIZE}']:.2f} ({beam_low:.1f}–{beam_high:.1f}) | {run['exact_match']:.1%} |"
+        )
+    lines += ["", "| 기준 | 비교 대상 | 분할 | BLEU 차이 | p | 판정 (p < 0.05) |", "|---|---|---|---:|---:|---|"]
+    for row in metrics["comparisons"]:
+        verdict = "유의한 차이" if row["significant"] else "무승부 (구별할 수 없음)"
+        baseline = row["baseline"].replace("(greedy)", "(탐욕적)")
+        system = row["system"].replace("(greedy)", "(탐욕적)").replace("(beam", "(빔")
+        difference, p_value = f"{row['difference']:+.2f}", f"{row['p_value']:.3f}"
+        lines.append(f"| {baseline} | {system} | `{row['split']}` | {difference} | {p_value} | {verdict} |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

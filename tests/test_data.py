@@ -25,6 +25,7 @@ from seq2seq_attention.translation.corpus import (
     normalize_string,
     read_lines,
     split_pairs,
+    target_overlap,
 )
 
 
@@ -59,13 +60,19 @@ def test_keep_pair_is_the_seeds_rule():
     assert not keep_pair(Pair("je suis fatigue .", "i m tired ."), max_words=3)
 
 
-def test_split_is_the_crc32_rule_and_keeps_sources_apart():
-    pairs = [Pair(f"phrase {i} .", "i m ok .") for i in range(200)] + [Pair("phrase 3 .", "i am ok .")]
-    train, test = split_pairs(pairs)
-    assert len(train) + len(test) == len(pairs)
-    assert all(zlib.crc32(p.source.encode()) % 10 == 0 for p in test)
-    assert not any(zlib.crc32(p.source.encode()) % 10 == 0 for p in train)
-    assert not {p.source for p in train} & {p.source for p in test}
+@given(st.lists(st.tuples(st.sampled_from("abcdefgh"), st.sampled_from("stuvwxyz")), max_size=60))
+def test_each_split_is_the_crc32_rule_on_its_side_and_keeps_that_side_apart(rows):
+    pairs = [Pair(f"phrase {a} .", f"i am {b} .") for a, b in rows]
+    for split, side in (("by_english", "target"), ("by_french", "source")):
+        train, test = split_pairs(pairs, split)
+        assert sorted(train + test) == sorted(pairs)
+        assert all(zlib.crc32(getattr(p, side).encode()) % 10 == 0 for p in test)
+        assert not any(zlib.crc32(getattr(p, side).encode()) % 10 == 0 for p in train)
+        assert not {getattr(p, side) for p in train} & {getattr(p, side) for p in test}
+    train, test = split_pairs(pairs)  # the default keeps every English target on one side
+    assert target_overlap(train, test) == 0.0
+    with pytest.raises(InputError, match="split must be one of by_english, by_french"):
+        split_pairs(pairs, "random")
 
 
 def test_bundled_corpus_counts():
@@ -75,8 +82,8 @@ def test_bundled_corpus_counts():
     vocabs = build_vocabularies(pairs)
     # the seed's Lang counts <sos>/<eos> only; ours adds <pad> and <unk>
     assert (len(vocabs.source) - 2, len(vocabs.target) - 2) == (2579, 1573)
-    train, test = split_pairs(pairs)
-    assert (len(train), len(test)) == (4752, 566)
+    assert [len(side) for side in split_pairs(pairs)] == [4853, 465]
+    assert [len(side) for side in split_pairs(pairs, "by_french")] == [4752, 566]
 
 
 def test_load_pairs_parameters_and_errors(tmp_path: Path):

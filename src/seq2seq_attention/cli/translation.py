@@ -25,7 +25,7 @@ def run_train(args: argparse.Namespace) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     pairs = load_pairs(config.max_words)
-    train_pairs, test_pairs = split_pairs(pairs)
+    train_pairs, test_pairs = split_pairs(pairs, config.split)
     print(
         f"{len(pairs)} pairs ({len(train_pairs)} train, {len(test_pairs)} held out); "
         f"decoder={config.decoder} score={config.score or '-'} H={config.hidden_size} device={device}",
@@ -117,7 +117,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Train an encoder-decoder translator on the bundled Tatoeba pairs (the tutorial's filter: at most "
             "--max-words words per side, English starting with 'i am', 'he is', ...). French is the source, "
-            "English the target; pairs with zlib.crc32(french) % 10 == 0 are held out. A checkpoint "
+            "English the target; pairs with zlib.crc32(english) % 10 == 0 are held out (--split by_english; "
+            "by_french holds out by the French side, as the first round did). A checkpoint "
             "(safetensors + JSON) is saved after every epoch; at the end the held-out BLEU is measured, "
             "printed and saved with it."
         ),

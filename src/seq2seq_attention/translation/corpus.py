@@ -166,17 +166,34 @@ def _read_pairs(path: str | Path, max_words: int, prefixes: tuple[str, ...]) -> 
 # --8<-- [end:load_pairs]
 
 
-HELD_OUT_SPLIT = "held-out (zlib.crc32(french) % 10 == 0)"
-"""The name under which evaluations report the split of `split_pairs`."""
-
-
 # --8<-- [start:split]
-def split_pairs(pairs: Iterable[Pair]) -> tuple[list[Pair], list[Pair]]:
-    """Split into (train, test): a pair is held out when crc32 of its French side is 0 mod 10.
+SPLITS: dict[str, str] = {
+    "by_english": "target",  # the main split: all pairs that share an English sentence on one side
+    "by_french": "source",  # the first round's split: an English target can sit on both sides
+}
+"""The held-out rules by name: a pair is held out when crc32 of this side is 0 mod 10."""
 
-    One French sentence never sits on both sides (`checksum_split` keys on it).
+
+def split_pairs(pairs: Iterable[Pair], split: str = "by_english") -> tuple[list[Pair], list[Pair]]:
+    """Split into (train, test) by a checksum of one side of each pair (`SPLITS`).
+
+    ``by_english`` (the default) keys on the English target: pairs that translate to the same
+    English sentence ("je suis fatigue ." and "je suis fatiguee ." -> "i am tired .") all fall on
+    one side, so no held-out target was seen in training. ``by_french`` keys on the French source,
+    as the first round did; it keeps French sentences apart, but not their translations.
+
+    Raises:
+        InputError: an unknown split name.
     """
-    return checksum_split(pairs, key=lambda pair: pair.source, held_out=1, modulus=10)
+    if split not in SPLITS:
+        raise InputError(f"split must be one of {', '.join(SPLITS)}, got {echo(split)}")
+    return checksum_split(pairs, key=lambda pair: getattr(pair, SPLITS[split]), held_out=1, modulus=10)
+
+
+def target_overlap(train: Sequence[Pair], test: Sequence[Pair]) -> float:
+    """The share of held-out pairs whose English sentence is also a training target, word for word."""
+    seen = {pair.target for pair in train}
+    return sum(pair.target in seen for pair in test) / max(len(test), 1)
 
 
 # --8<-- [end:split]

@@ -20,8 +20,8 @@ from ..core.training import SCHEDULES, learning_rate_at, make_optimizer, optimiz
 from ..core.vocabulary import Vocabularies
 from .corpus import (
     ENG_PREFIXES,
-    HELD_OUT_SPLIT,
     MAX_WORDS,
+    SPLITS,
     Pair,
     TranslationDataset,
     build_vocabularies,
@@ -66,6 +66,9 @@ class TrainConfig:
     clip: float = setting(1.0, "largest gradient norm (0: no clipping)", low=0.0, high=1e6)
     seed: int = setting(0, "seeds the weights, dropout, the coins and the batch order", low=0, high=2**32 - 1)
     max_words: int = setting(MAX_WORDS, "the data filter's length limit (both sides)", low=1, high=1000)
+    split: str = setting(
+        "by_english", "the held-out rule: by_english (no target on both sides) or by_french", choices=tuple(SPLITS)
+    )
     time_budget: float | None = setting(
         None,
         "seconds; after the first epoch no epoch starts that would overrun it",
@@ -87,6 +90,8 @@ class TrainConfig:
             raise InputError(f"score {self.score!r} does not fit the {self.decoder} decoder; expected {choices}")
 
     RESUMABLE_CHANGES = ("epochs", "time_budget")
+    LEGACY_DEFAULTS = {"split": "by_french"}
+    """Values of fields a checkpoint saved before the field existed (the first round split by French)."""
     """Fields that may differ between a run and the run it resumes."""
 
 
@@ -245,7 +250,7 @@ def train(
     if checkpoint is not None:
         _check_checkpoint_directory(Path(checkpoint), resume, overwrite)
     pairs = list(pairs) if pairs is not None else load_pairs(config.max_words, ENG_PREFIXES)
-    train_pairs, test_pairs = split_pairs(pairs)
+    train_pairs, test_pairs = split_pairs(pairs, config.split)
     if not train_pairs:
         raise InputError("no training pairs: the filter or the split left nothing to train on")
 
@@ -296,7 +301,8 @@ def train(
             training = {"config": asdict(config), "epoch": epoch, "history": history}
             save_checkpoint(checkpoint, model, vocabs, training=training, optimizer=optimizer, save_rng=True)
     model.eval()
-    evaluation = evaluation_record(evaluate(model, vocabs, test_pairs)) if measure_bleu and test_pairs else None
+    scores = evaluate(model, vocabs, test_pairs, split=config.split) if measure_bleu and test_pairs else None
+    evaluation = evaluation_record(scores) if scores is not None else None
     if checkpoint is not None:
         final = {"config": asdict(config), "epoch": history[-1]["epoch"] if history else start_epoch}
         final.update(history=history, evaluation=evaluation)
@@ -308,9 +314,10 @@ def train(
 def evaluation_record(scores: Evaluation) -> dict:
     """What a checkpoint keeps of an evaluation on the held-out split."""
     return {
-        "split": HELD_OUT_SPLIT,
+        "split": scores.split,
         "pairs": len(scores),
         "bleu": scores.bleu,
+        "bleu_interval": [scores.bleu_low, scores.bleu_high],
         "exact_match": scores.exact_match,
         "signature": scores.signature,
     }
@@ -320,10 +327,13 @@ def _check_resumable(config: TrainConfig, saved: object, checkpoint: str | Path)
     if not isinstance(saved, dict):
         raise InputError(f"cannot resume from {checkpoint}: it holds no training config")
     current = asdict(config)
+    def saved_value(f):
+        return saved.get(f.name, TrainConfig.LEGACY_DEFAULTS.get(f.name, f.default))
+
     changed = [
-        f"{f.name}: saved {saved.get(f.name, f.default)!r}, now {current[f.name]!r}"
+        f"{f.name}: saved {saved_value(f)!r}, now {current[f.name]!r}"
         for f in fields(TrainConfig)
-        if f.name not in TrainConfig.RESUMABLE_CHANGES and saved.get(f.name, f.default) != current[f.name]
+        if f.name not in TrainConfig.RESUMABLE_CHANGES and saved_value(f) != current[f.name]
     ]
     if changed:
         raise InputError(f"cannot resume from {checkpoint}: the config changed ({'; '.join(changed)})")
