@@ -137,6 +137,12 @@ def main() -> None:
     for i, pair in enumerate(samples):
         lines.append(f"| {pair.source} | {pair.target} | " + " | ".join(rows[i] for _, rows in sample_rows) + " |")
     (OUT / "samples.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    packaged = [(name, rows) for name, rows in sample_rows if name in ("gru", "bahdanau")]
+    korean = ["| 프랑스어 | 정답 | " + " | ".join(KOREAN_NAMES[name] for name, _ in packaged) + " |"]
+    korean.append("|" + "---|" * (2 + len(packaged)))
+    for i, pair in enumerate(samples):
+        korean.append(f"| {pair.source} | {pair.target} | " + " | ".join(rows[i] for _, rows in packaged) + " |")
+    (OUT / "samples.ko.md").write_text("\n".join(korean) + "\n", encoding="utf-8")
 
     table = [
         "| run | split | command | H | dropout | schedule | label smoothing | epochs | seconds | train loss "
@@ -205,6 +211,7 @@ Checkpoints: `src/seq2seq_attention/pretrained/gru` and `.../bahdanau` (packaged
     print(json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}))
 
 
+KOREAN_NAMES = {"gru": "GRU seq2seq (패키지)", "bahdanau": "Bahdanau 어텐션 (패키지)"}
 KOREAN_LABELS = {
     "gru": "GRU seq2seq, teacher forcing, H=128",
     "gru-mixed": "GRU seq2seq, 혼합 학습(0.5), H=128",

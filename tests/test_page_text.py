@@ -1,0 +1,31 @@
+"""Page text: no control character in prose or math (a TAB where `\\t` was meant renders "2HimesH" silently)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+PAGES = sorted(DOCS.rglob("*.md"))
+CONTROL = re.compile(r"[\x00-\x08\x09\x0b-\x1f\x7f]")
+FENCE = re.compile(r"^(```+|~~~+).*?^\1\s*$", re.M | re.S)
+
+
+def prose(text: str) -> str:
+    """The page without its fenced code blocks (code may hold tabs on purpose: the tutorial's mixed indentation)."""
+    return FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_no_control_character_in_prose_or_math(page: Path):
+    text = prose(page.read_text(encoding="utf-8"))
+    found = []
+    for m in CONTROL.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        found.append(f"line {line}: {m.group(0)!r} in {text[max(0, m.start() - 20) : m.end() + 20]!r}")
+    assert found == []
+
+
+def test_the_check_sees_a_tab_in_math_and_ignores_code():
+    assert CONTROL.search(prose("연결 층 $2H \timesH$\n"))
+    assert not CONTROL.search(prose("```python\n\tx = 1\n```\n"))
