@@ -9,6 +9,7 @@ Writes `results/seq2seq/metrics.json`, `results/seq2seq/README.md`, `results/seq
 """
 
 import json
+import math
 import platform
 import shutil
 from pathlib import Path
@@ -90,6 +91,8 @@ def main() -> None:
             "train_seconds": round(sum(h["seconds"] for h in history), 1),
             "final_loss": round(history[-1]["loss"], 4),
             "final_test_loss": round(history[-1]["test_loss"], 4),
+            "best_test_loss": round(min(h["test_loss"] for h in history), 4),
+            "best_test_epoch": min(history, key=lambda h: h["test_loss"])["epoch"],
             "bleu": round(scores.bleu, 2),
             "bleu_interval": [round(scores.bleu_low, 2), round(scores.bleu_high, 2)],
             "exact_match": round(scores.exact_match, 4),
@@ -97,6 +100,7 @@ def main() -> None:
             f"bleu_beam{BEAM_SIZE}_interval": [round(beam.bleu_low, 2), round(beam.bleu_high, 2)],
             "bleu_signature": scores.signature,
             "parameters": sum(p.numel() for p in checkpoint.model.parameters()),
+            "target_vocabulary": len(checkpoint.vocabs.target),
         }
         if split == "by_english":  # the main split's curves and samples
             epochs = [h["epoch"] for h in history]
@@ -208,6 +212,7 @@ Checkpoints: `src/seq2seq_attention/pretrained/gru` and `.../bahdanau` (packaged
 """
     (OUT / "README.md").write_text(readme, encoding="utf-8")
     (OUT / "bleu.ko.md").write_text(korean_tables(metrics), encoding="utf-8")
+    (OUT / "losses.ko.md").write_text(korean_losses(metrics), encoding="utf-8")
     print(json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}))
 
 
@@ -219,6 +224,30 @@ KOREAN_LABELS = {
     "gru-by_french": "GRU seq2seq, teacher forcing, H=128",
     "bahdanau-by_french": "Bahdanau 어텐션, H=256, cosine, dropout 0.3, label smoothing 0.1",
 }
+
+
+def smoothing_floor(label_smoothing: float, vocabulary: int) -> float:
+    """The least cross-entropy with label smoothing: the entropy of the smoothed target distribution."""
+    if label_smoothing == 0:
+        return 0.0
+    on, off = 1 - label_smoothing + label_smoothing / vocabulary, label_smoothing / vocabulary
+    return -on * math.log(on) - (vocabulary - 1) * off * math.log(off)
+
+
+def korean_losses(metrics: dict) -> str:
+    """The loss table of the training page, in Korean."""
+    lines = [
+        "| 모델 | 분할 | epoch | 마지막 학습 손실 | 학습 손실의 바닥 | 평가용 손실 최저 (epoch) | 마지막 평가용 손실 |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, run in metrics["runs"].items():
+        config = run["config"]
+        floor = smoothing_floor(config.get("label_smoothing", 0.0), run["target_vocabulary"])
+        lines.append(
+            f"| {KOREAN_LABELS[name]} | `{run['split']}` | {run['epochs']} | {run['final_loss']:.3f} | {floor:.3f} "
+            f"| {run['best_test_loss']:.3f} ({run['best_test_epoch']}) | {run['final_test_loss']:.3f} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def korean_tables(metrics: dict) -> str:
