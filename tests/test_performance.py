@@ -205,3 +205,13 @@ def test_flop_model():
     examples = [([1] * 6, [1] * 6), ([1] * 5, [1] * 7)]
     assert epoch_flops(examples, H, V) == 3 * (forward_flops(6, 6, H, V) + forward_flops(5, 7, H, V))
     assert epoch_flops(examples, H, V, padded_to=8) == 2 * 3 * forward_flops(8, 8, H, V)
+
+
+def test_the_performance_tables_are_what_the_benchmark_json_makes():
+    from benchmarks import tables
+
+    committed = (tables.OUT / "tables.ko.md").read_text(encoding="utf-8")
+    assert committed == tables.render(*tables.load()), "run python -m benchmarks.tables"
+    one, two, _ = tables.load()
+    rendered = tables.targets(one, two)
+    assert any("아니오" in row for row in rendered) and any(row.endswith("| 예 |") for row in rendered)

@@ -1,0 +1,171 @@
+"""The performance page's tables, in Korean, generated from the benchmark's JSON (never copied by hand).
+
+    python -m benchmarks.tables
+
+reads `results/performance/benchmark.json`, `threads2/benchmark.json` and `tuning.jsonl` and writes
+`results/performance/tables.ko.md`, whose snippet sections the page includes at build time.
+`tests/test_performance.py` checks that the committed file is what this module makes of the JSON.
+"""
+
+import json
+import math
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "results" / "performance"
+LABELS = {
+    "per_sentence": "문장 단위 (튜토리얼 노트의 루프)",
+    "tutorial": "튜토리얼 (배치 루프)",
+    "project": "우리 학습기 (배치 64)",
+}
+TUTORIAL_BATCH = 32
+"""The tutorial loop's batch size in the quality race (`benchmarks.quality`)."""
+TARGETS = {
+    "speed_vs_tutorial": 4.0,
+    "speed_vs_per_sentence": 30.0,
+    "peak_fraction": 0.60,
+    "bleu_60s": 52.0,
+    "bleu_best": 57.0,
+}
+
+
+def section(name: str, lines: list[str]) -> list[str]:
+    return [f"--8<-- [start:{name}]", *lines, f"--8<-- [end:{name}]", ""]
+
+
+def speed(run: dict) -> list[str]:
+    peak = run["sgemm_peak"]["gflops"]
+    lines = [
+        f"| 참가자 | pairs/s | 초/epoch | 쓸모 있는 GFLOP/s | sgemm 최고({peak:.1f}) 대비 |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for key, contender in run["contenders"].items():
+        lines.append(
+            f"| {LABELS[key]} | {contender['pairs_per_s']:,.0f} | {contender['epoch_s']:.2f} "
+            f"| {contender['useful_gflops_per_s']:.1f} | {contender['useful_fraction_of_sgemm_peak']:.0%} |"
+        )
+    ratios = run["ratios"]
+    lines.append(
+        f"| 우리 학습기 (배치 {ratios['fastest_batch_size']}, 가장 빠름) | - | - | - "
+        f"| {ratios['fastest_batch_fraction_of_sgemm_peak']:.0%} |"
+    )
+    lines += [
+        "",
+        f"epoch 시간의 비({run['threads']} 스레드): 우리 학습기(배치 64)는 튜토리얼 루프보다 "
+        f"**{ratios['project_vs_tutorial']:.2f}배**, 문장 단위 루프보다 **{ratios['project_vs_per_sentence']:.1f}배** "
+        f"빠르고, 배치 {ratios['fastest_batch_size']}에서는 {ratios['fastest_batch_vs_tutorial']:.2f}배와 "
+        f"{ratios['fastest_batch_vs_per_sentence']:.1f}배입니다.",
+    ]
+    return lines
+
+
+def batch_sweep(run: dict) -> list[str]:
+    tutorial = run["contenders"]["tutorial"]["epoch_s"]
+    lines = ["| 배치 크기 | pairs/s | 초/epoch | 튜토리얼 대비 |", "|---:|---:|---:|---:|"]
+    for row in run["batch_sweep"]:
+        ratio = tutorial / row["epoch_s"]
+        lines.append(f"| {row['batch_size']} | {row['pairs_per_s']:,.0f} | {row['epoch_s']:.2f} | {ratio:.2f}배 |")
+    return lines
+
+
+def quality(run: dict) -> list[str]:
+    project = {q["at_s"]: q for q in run["quality"]["project"]}
+    tutorial_batches = math.ceil(run["data"]["train"] / TUTORIAL_BATCH)  # the tutorial's steps per epoch
+    lines = ["| 학습 시간(초) | 튜토리얼 BLEU | epoch | 우리 BLEU | epoch |", "|---:|---:|---:|---:|---:|"]
+    for peer in run["quality"]["tutorial"]:
+        ours = project[peer["at_s"]]
+        lines.append(
+            f"| {peer['at_s']:.0f} | {peer['bleu']:.2f} | {peer['steps'] / tutorial_batches:.1f} | {ours['bleu']:.2f} "
+            f"| {ours.get('epochs', 0):.1f} |"
+        )
+    return lines
+
+
+def decoding(run: dict) -> list[str]:
+    lines = ["| 디코딩 | held-out BLEU | 문장/초 |", "|---|---:|---:|"]
+    for row in run["decoding"]:
+        name = row["decoder"].replace("greedy", "탐욕적").replace("beam", "빔").replace("alpha", "α")
+        lines.append(f"| {name} | {row['bleu']:.2f} | {row['sentences_per_s']:,.0f} |")
+    return lines
+
+
+def tuning(rows: list[dict]) -> list[str]:
+    lines = ["| 예산(초) | 배치 | 학습률 | 스케줄 | dropout | label smoothing | 끝의 BLEU | 끝의 BLEU, 빔 k=5 |"]
+    lines.append("|---:|---:|---:|---|---:|---:|---:|---:|")
+    for row in rows:
+        settings, last = row["settings"], row["results"][-1]
+        beam = f"{last['beam_bleu']:.2f}" if "beam_bleu" in last else "-"
+        lines.append(
+            f"| {row['budget_s']:.0f} | {settings['batch_size']} | {settings['learning_rate']:g} "
+            f"| {settings.get('schedule', 'constant')} | {settings.get('dropout', 0.1)} "
+            f"| {settings.get('label_smoothing', 0.0)} | {last['bleu']:.2f} | {beam} |"
+        )
+    return lines
+
+
+def targets(one: dict, two: dict) -> list[str]:
+    def met(ok: bool) -> str:
+        return "예" if ok else "아니오"
+
+    r1, r2 = one["ratios"], two["ratios"]
+    speed_tutorial = [r1["project_vs_tutorial"], r1["fastest_batch_vs_tutorial"], r2["project_vs_tutorial"]]
+    speed_tutorial.append(r2["fastest_batch_vs_tutorial"])
+    speed_sentence = [r1["project_vs_per_sentence"], r1["fastest_batch_vs_per_sentence"]]
+    speed_sentence += [r2["project_vs_per_sentence"], r2["fastest_batch_vs_per_sentence"]]
+    peaks = [one["contenders"]["project"]["useful_fraction_of_sgemm_peak"], r1["fastest_batch_fraction_of_sgemm_peak"]]
+    peaks += [two["contenders"]["project"]["useful_fraction_of_sgemm_peak"], r2["fastest_batch_fraction_of_sgemm_peak"]]
+    bleu = {q["at_s"]: q["bleu"] for q in one["quality"]["project"]}
+    peer = {q["at_s"]: q["bleu"] for q in one["quality"]["tutorial"]}
+    best_at = max(bleu, key=bleu.get)
+    best_beam = max(d["bleu"] for d in one["decoding"])
+
+    def four(values: list[float], unit: str, digits: int) -> str:
+        a, b, c, d = (f"{v:.{digits}f}{unit}" for v in values)
+        return f"1 스레드 {a}(배치 64), {b}(가장 빠른 배치); 2 스레드 {c}, {d}"
+
+    return [
+        "| 목표 | 측정 | 달성 |",
+        "|---|---|---|",
+        f"| epoch 시간: 튜토리얼 루프의 {TARGETS['speed_vs_tutorial']:.0f}배 이상 빠르게 "
+        f"| {four(speed_tutorial, '배', 2)} | {met(max(speed_tutorial) >= TARGETS['speed_vs_tutorial'])} |",
+        f"| epoch 시간: 문장 단위 루프의 {TARGETS['speed_vs_per_sentence']:.0f}배 이상 빠르게 "
+        f"| {four(speed_sentence, '배', 1)} | {met(max(speed_sentence) >= TARGETS['speed_vs_per_sentence'])} |",
+        f"| 쓸모 있는 GFLOP/s가 sgemm 최고의 {TARGETS['peak_fraction']:.0%} 이상 "
+        f"| {four([100 * p for p in peaks], '%', 0)} | {met(max(peaks) >= TARGETS['peak_fraction'])} |",
+        f"| 60초 학습 후 held-out BLEU {TARGETS['bleu_60s']:.0f} 이상 | {bleu[60.0]:.2f} (튜토리얼 {peer[60.0]:.2f}) "
+        f"| {met(bleu[60.0] >= TARGETS['bleu_60s'])} |",
+        f"| 300초 안의 최고 held-out BLEU {TARGETS['bleu_best']:.0f} 이상 "
+        f"| {bleu[best_at]:.2f}({best_at:.0f}초, 탐욕적), {best_beam:.2f}(300초, 빔) "
+        f"| {met(max(bleu[best_at], best_beam) >= TARGETS['bleu_best'])} |",
+    ]
+
+
+def render(one: dict, two: dict, tuning_rows: list[dict]) -> str:
+    lines = [
+        "<!-- made by `python -m benchmarks.tables` from benchmark.json, threads2/benchmark.json, tuning.jsonl -->",
+        "",
+    ]
+    lines += section("speed", speed(one))
+    lines += section("batch_sweep", batch_sweep(one))
+    lines += section("speed_threads2", speed(two))
+    lines += section("quality", quality(one))
+    lines += section("tuning", tuning(tuning_rows))
+    lines += section("decoding", decoding(one))
+    lines += section("targets", targets(one, two))
+    return "\n".join(lines)
+
+
+def load() -> tuple[dict, dict, list[dict]]:
+    one = json.loads((OUT / "benchmark.json").read_text(encoding="utf-8"))
+    two = json.loads((OUT / "threads2" / "benchmark.json").read_text(encoding="utf-8"))
+    rows = [json.loads(line) for line in (OUT / "tuning.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    return one, two, rows
+
+
+def main() -> int:
+    (OUT / "tables.ko.md").write_text(render(*load()), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
