@@ -250,3 +250,32 @@ def test_state_script_sees_raw_math_and_missing_buttons(browser: webdriver.Chrom
     state = browser.execute_script(PAGE_STATE_JS)
     assert state["unrendered"] == ["\\(x\\)"] and state["without_copy"] == ["print(1)"]
     assert any(raw.startswith("$$") for raw in state["raw_delimiters"])
+
+
+NAV_LINKS_JS = "return [...document.querySelectorAll('.md-nav__link[href]')].map(a => a.href);"
+
+
+def test_the_site_works_opened_from_disk(browser: webdriver.Chrome, built_site: BuiltSite):
+    """A reader who downloads the site opens index.html as a file: links open pages, search finds 어텐션."""
+    home = (built_site.root / "index.html").as_uri()
+    browser.get(home)
+    links = [href for href in browser.execute_script(NAV_LINKS_JS) if href.startswith("file:")]
+    pages = sorted({href.split("#")[0] for href in links} - {home})
+    assert len(pages) >= 10, pages
+    for href in pages:
+        assert href.endswith(".html"), f"{href} is a folder, not a page: from disk it would show a file listing"
+        assert Path(unquote(urlsplit(href).path)).is_file(), href
+    browser.get(pages[0])
+    assert browser.find_elements(By.CSS_SELECTOR, "article h1"), f"{pages[0]} did not open as a page"
+    browser.get(home)
+    search = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    if not search.is_displayed():
+        browser.find_element(By.CSS_SELECTOR, "label[for='__search']").click()
+    search.click()
+    search.send_keys(SEARCH_TERM)
+    try:
+        hrefs = WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(lambda d: _final_results(d, SEARCH_TERM))
+    except TimeoutException:
+        meta = browser.find_element(By.CSS_SELECTOR, ".md-search-result__meta").get_attribute("textContent")
+        pytest.fail(f"from disk, searching {SEARCH_TERM} showed no result within {WAIT_S} s (search says: {meta!r})")
+    assert all(href.startswith("file:") for href in hrefs)

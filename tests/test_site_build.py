@@ -16,10 +16,11 @@ DOCS = ROOT / "docs"
 
 
 def _built_page(site: BuiltSite, page: Path) -> Path:
+    """Where a page is built: `page.html` (use_directory_urls is off, so the site works from disk)."""
     rel = page.relative_to(DOCS).with_suffix("")
     if rel.name in ("index", "README"):
         return site.root / rel.parent / "index.html"
-    return site.root / rel / "index.html"
+    return site.root / rel.with_suffix(".html")
 
 
 class _NavLinks(HTMLParser):
@@ -53,12 +54,13 @@ def test_every_page_is_built_and_in_the_nav(built_site: BuiltSite):
     parser = _NavLinks()
     parser.feed((built_site.root / "index.html").read_text(encoding="utf-8"))
     linked = {(built_site.root / href.split("#")[0]).resolve() for href in parser.hrefs}
+    linked |= {path.parent for path in linked if path.name == "index.html"}
     problems = []
     for page in sorted(DOCS.rglob("*.md")):
         built = _built_page(built_site, page)
         if not built.is_file():
             problems.append(f"{page.relative_to(ROOT)}: not built (expected {built.relative_to(built_site.root)})")
-        elif built.parent.resolve() not in linked:
+        elif built.resolve() not in linked and built.parent.resolve() not in linked:
             problems.append(f"{page.relative_to(ROOT)}: built, but not linked from the navigation (mkdocs.yml nav)")
     assert not problems, "\n".join(problems)
 
