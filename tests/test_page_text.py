@@ -29,3 +29,22 @@ def test_no_control_character_in_prose_or_math(page: Path):
 def test_the_check_sees_a_tab_in_math_and_ignores_code():
     assert CONTROL.search(prose("연결 층 $2H \timesH$\n"))
     assert not CONTROL.search(prose("```python\n\tx = 1\n```\n"))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_page_with_symbols_links_to_the_notation_page(page: Path):
+    text = page.read_text(encoding="utf-8")
+    if page.name in ("notation.md", "api.md") or "$" not in prose(text):
+        return
+    assert "notation.md" in text, f"{page.relative_to(DOCS)} uses symbols but does not link to notation.md"
+
+
+def test_subscripts_are_math_not_code():
+    """`y_{T-2}` in backticks shows its braces; symbols with subscripts belong in $...$."""
+    found = [
+        f"{page.relative_to(DOCS)}: {span}"
+        for page in PAGES
+        for span in re.findall(r"`([^`\n]+)`", prose(page.read_text(encoding="utf-8")))
+        if "_{" in span
+    ]
+    assert found == []
