@@ -134,7 +134,7 @@ KOREAN_LABELS = {"attention": "BiLSTM + 어텐션", "bilstm": "BiLSTM, 어텐션
 
 def korean(summary: dict) -> str:
     """The accuracy table of the classifier page, in Korean."""
-    lines = ["| 데이터 | 테스트 문장 | 모델 | seed별 테스트 정확도 | 평균 ± 표준편차 |", "|---|---:|---|---|---:|"]
+    lines = ["| 데이터 | 테스트 문장 | 모델 | 시드별 테스트 정확도 | 평균 ± 표준편차 |", "|---|---:|---|---|---:|"]
     for row in summary["table"]:
         per_seed = ", ".join(f"{a:.3f}" for a in row["accuracies"])
         data = "IMDB" if row["setup"] == "imdb" else "IMDB + Amazon + Yelp"
@@ -145,7 +145,7 @@ def korean(summary: dict) -> str:
     seeds = ", ".join(str(s) for s in summary["seeds"])
     lines += [
         "",
-        f"seed {seeds}, {summary['epochs']} epoch, 검증 정확도가 가장 높은 epoch의 가중치. "
+        f"시드 {seeds}, {summary['epochs']} epoch, 검증 정확도가 가장 높은 epoch의 가중치. "
         f"명령: `{summary['command']}` (2코어 CPU에서 {summary['total_seconds']:.0f}초).",
         "",
     ]

@@ -48,3 +48,13 @@ def test_subscripts_are_math_not_code():
         if "_{" in span
     ]
     assert found == []
+
+
+def test_the_source_material_has_one_name():
+    """The notes are "원본 노트" (named on the home page); "seed" in prose would read as a random seed (시드)."""
+    found = []
+    for page in PAGES:
+        text = re.sub(r"`[^`\n]*`", "", prose(page.read_text(encoding="utf-8")))
+        text = text.replace("random seed", "")  # the home page says once what 시드 translates
+        found += [f"{page.relative_to(DOCS)}: {m.group(0)}" for m in re.finditer(r"\bseed\w*|씨앗", text, re.I)]
+    assert found == []
