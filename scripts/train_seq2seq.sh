@@ -10,6 +10,9 @@
 #   bahdanau           Bahdanau attention decoder, teacher forcing -> the packaged checkpoint pretrained/bahdanau
 #                      (the recipe of results/performance/: H=256, cosine schedule over 70 epochs, dropout 0.3,
 #                      label smoothing 0.1; about 290 s on 1 thread, --time-budget is only a safety cap)
+#   gru-scheduled      gru's recipe with scheduled sampling: the teacher-forcing ratio decays as
+#                      10 / (10 + exp(epoch / 10)) (--teacher-forcing-schedule inverse_sigmoid --teacher-forcing-k 10)
+#                                                                  -> runs/seq2seq/gru-scheduled (not committed)
 #   gru-by_french      gru's recipe on the by_french split         -> runs/seq2seq/gru-by_french (not committed)
 #   bahdanau-by_french bahdanau's recipe on the by_french split    -> runs/seq2seq/bahdanau-by_french (not committed)
 # With arguments, only the named runs are trained: scripts/train_seq2seq.sh bahdanau
@@ -18,15 +21,16 @@ cd "$(dirname "$0")/.."
 COMMON=(--overwrite --hidden-size 128 --batch-size 64 --learning-rate 0.002 --epochs 40 --time-budget 300 --seed 0 --threads 1 --no-progress)
 BAHDANAU=(--overwrite --hidden-size 256 --batch-size 64 --learning-rate 0.002 --epochs 70 --schedule cosine --dropout 0.3 --label-smoothing 0.1 --time-budget 400 --seed 0 --threads 1 --no-progress)
 OUT=results/seq2seq
-if [ $# -eq 0 ]; then set -- gru gru-mixed bahdanau gru-by_french bahdanau-by_french; fi
+if [ $# -eq 0 ]; then set -- gru gru-mixed gru-scheduled bahdanau gru-by_french bahdanau-by_french; fi
 mkdir -p "$OUT" runs/seq2seq
 for run in "$@"; do
   case "$run" in
     gru) seq2seq-attention train --decoder gru --teacher-forcing-ratio 1.0 --checkpoint src/seq2seq_attention/pretrained/gru "${COMMON[@]}" 2>&1 | tee "$OUT/gru.log" ;;
     gru-mixed) seq2seq-attention train --decoder gru --teacher-forcing-ratio 0.5 --checkpoint runs/seq2seq/gru-mixed "${COMMON[@]}" 2>&1 | tee "$OUT/gru-mixed.log" ;;
     bahdanau) seq2seq-attention train --decoder bahdanau --teacher-forcing-ratio 1.0 --checkpoint src/seq2seq_attention/pretrained/bahdanau "${BAHDANAU[@]}" 2>&1 | tee "$OUT/bahdanau.log" ;;
+    gru-scheduled) seq2seq-attention train --decoder gru --teacher-forcing-schedule inverse_sigmoid --teacher-forcing-k 10 --checkpoint runs/seq2seq/gru-scheduled "${COMMON[@]}" 2>&1 | tee "$OUT/gru-scheduled.log" ;;
     gru-by_french) seq2seq-attention train --decoder gru --split by_french --checkpoint runs/seq2seq/gru-by_french "${COMMON[@]}" 2>&1 | tee "$OUT/gru-by_french.log" ;;
     bahdanau-by_french) seq2seq-attention train --decoder bahdanau --split by_french --checkpoint runs/seq2seq/bahdanau-by_french "${BAHDANAU[@]}" 2>&1 | tee "$OUT/bahdanau-by_french.log" ;;
-    *) echo "unknown run $run (choose gru, gru-mixed, bahdanau, gru-by_french, bahdanau-by_french)" >&2; exit 2 ;;
+    *) echo "unknown run $run (choose gru, gru-mixed, gru-scheduled, bahdanau, gru-by_french, bahdanau-by_french)" >&2; exit 2 ;;
   esac
 done

@@ -291,3 +291,23 @@ def test_seq2seq_shapes_and_masks_property(decoder, B, S, T, H, V_src, V, data):
         assert torch.all(attentions.masked_select(~real.unsqueeze(1).expand(B, T, S)) == 0)
     tokens, _ = greedy_decode(model, source, lengths, max_length=T)
     assert tokens.shape[0] == B and 1 <= tokens.shape[1] <= T
+
+
+def test_the_teacher_forcing_schedule_decays_trains_checkpoints_and_resumes(tmp_path: Path):
+    from seq2seq_attention.translation.train import teacher_forcing_at
+
+    rates = [teacher_forcing_at("inverse_sigmoid", 1.0, 5.0, epoch) for epoch in range(1, 31)]
+    assert rates[0] == pytest.approx(5 / 6) and all(a > b for a, b in zip(rates, rates[1:], strict=False))
+    assert rates[-1] < 0.02 and teacher_forcing_at("constant", 0.7, 5.0, 12) == 0.7
+    config = tiny("gru", epochs=3, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=2.0)
+    whole = train(config, pairs=PAIRS, progress=False, log=quiet, measure_bleu=False)
+    assert [h["teacher_forcing_ratio"] for h in whole.history] == pytest.approx(
+        [teacher_forcing_at("inverse_sigmoid", 1.0, 2.0, e) for e in (1, 2, 3)]
+    )
+    first = tiny("gru", epochs=1, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=2.0)
+    train(first, pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet, measure_bleu=False)
+    resumed = train(config, pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet)
+    assert [h["loss"] for h in resumed.history] == [h["loss"] for h in whole.history]
+    assert load_checkpoint(tmp_path).training["config"]["teacher_forcing_schedule"] == "inverse_sigmoid"
+    with pytest.raises(InputError, match="config changed.*teacher_forcing_schedule"):
+        train(tiny("gru", epochs=3), pairs=PAIRS, checkpoint=tmp_path, resume=True, log=quiet)

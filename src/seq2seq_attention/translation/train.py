@@ -33,6 +33,26 @@ from .decoders import DECODER_SCORES
 from .evaluate import Evaluation, evaluate
 from .model import DECODERS, MAX_SIZE, Seq2Seq, build_model
 
+TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
+"""How the teacher-forcing ratio changes over the epochs (`teacher_forcing_at`)."""
+
+
+# --8<-- [start:teacher_forcing_at]
+def teacher_forcing_at(schedule: str, ratio: float, k: float, epoch: int) -> float:
+    """The teacher-forcing ratio of epoch `epoch` (1-based).
+
+    ``constant`` keeps `ratio`; ``inverse_sigmoid`` is the decay of scheduled sampling (Bengio et
+    al., 2015), counted in epochs from 0: ``ratio * k / (k + exp((epoch - 1) / k))``, which starts
+    near `ratio` and falls towards 0, so that training moves from teacher forcing towards the
+    conditions of decoding (the model's own predictions as inputs).
+    """
+    if schedule == "constant":
+        return ratio
+    return ratio * k / (k + math.exp((epoch - 1) / k))
+
+
+# --8<-- [end:teacher_forcing_at]
+
 
 def _decoder_names() -> tuple[str, ...]:
     return tuple(sorted(DECODERS))
@@ -62,6 +82,14 @@ class TrainConfig:
         low=0.0,
         high=1.0,
     )
+    teacher_forcing_schedule: str = setting(
+        "constant",
+        "constant: the ratio every epoch; inverse_sigmoid: ratio * k / (k + exp(epoch / k)) (scheduled sampling)",
+        choices=TEACHER_FORCING_SCHEDULES,
+    )
+    teacher_forcing_k: float = setting(
+        5.0, "k of the inverse sigmoid decay: larger keeps teacher forcing longer", low=1.0, high=1e6
+    )
     coin_per_step: bool = setting(False, "toss the teacher-forcing coin at every step, not once per sentence")
     clip: float = setting(1.0, "largest gradient norm (0: no clipping)", low=0.0, high=1e6)
     seed: int = setting(0, "seeds the weights, dropout, the coins and the batch order", low=0, high=2**32 - 1)
@@ -90,7 +118,7 @@ class TrainConfig:
             raise InputError(f"score {self.score!r} does not fit the {self.decoder} decoder; expected {choices}")
 
     RESUMABLE_CHANGES = ("epochs", "time_budget")
-    LEGACY_DEFAULTS = {"split": "by_french"}
+    LEGACY_DEFAULTS = {"split": "by_french", "teacher_forcing_schedule": "constant", "teacher_forcing_k": 5.0}
     """Values of fields a checkpoint saved before the field existed (the first round split by French)."""
     """Fields that may differ between a run and the run it resumes."""
 
@@ -186,6 +214,10 @@ def train_epoch(
     steps_per_epoch = len(loader)
     total_steps = steps_per_epoch * config.epochs
 
+    ratio = teacher_forcing_at(
+        config.teacher_forcing_schedule, config.teacher_forcing_ratio, config.teacher_forcing_k, epoch
+    )
+
     def step(index: int, batch: Batch) -> tuple[float, int]:
         batch = batch.to(device)
         rate = learning_rate_at(
@@ -193,9 +225,7 @@ def train_epoch(
         )
         for group in optimizer.param_groups:
             group["lr"] = rate
-        loss = train_step(
-            model, batch, optimizer, criterion, config.teacher_forcing_ratio, config.coin_per_step, config.clip
-        )
+        loss = train_step(model, batch, optimizer, criterion, ratio, config.coin_per_step, config.clip)
         return loss, int(batch.target_lengths.sum())
 
     return run_epoch(loader, step, total=steps_per_epoch, desc=f"epoch {epoch}/{config.epochs}", progress=progress)
@@ -295,7 +325,18 @@ def train(
             raise InputError(f"the loss became {epoch_loss} in epoch {epoch}; lower the learning rate")
         test_loss = mean_loss(model, test_set, device) if test_set is not None else float("nan")
         last_epoch_seconds = time.perf_counter() - tic
-        history.append({"epoch": epoch, "loss": epoch_loss, "test_loss": test_loss, "seconds": last_epoch_seconds})
+        ratio = teacher_forcing_at(
+            config.teacher_forcing_schedule, config.teacher_forcing_ratio, config.teacher_forcing_k, epoch
+        )
+        history.append(
+            {
+                "epoch": epoch,
+                "loss": epoch_loss,
+                "test_loss": test_loss,
+                "seconds": last_epoch_seconds,
+                "teacher_forcing_ratio": ratio,
+            }
+        )
         log(_log_line(epoch, last_epoch_seconds, epoch_loss, test_loss))
         if checkpoint is not None:
             training = {"config": asdict(config), "epoch": epoch, "history": history}
@@ -327,6 +368,7 @@ def _check_resumable(config: TrainConfig, saved: object, checkpoint: str | Path)
     if not isinstance(saved, dict):
         raise InputError(f"cannot resume from {checkpoint}: it holds no training config")
     current = asdict(config)
+
     def saved_value(f):
         return saved.get(f.name, TrainConfig.LEGACY_DEFAULTS.get(f.name, f.default))
 
