@@ -302,7 +302,7 @@ def test_the_teacher_forcing_schedule_decays_trains_checkpoints_and_resumes(tmp_
     config = tiny("gru", epochs=3, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=2.0)
     whole = train(config, pairs=PAIRS, progress=False, log=quiet, measure_bleu=False)
     assert [h["teacher_forcing_ratio"] for h in whole.history] == pytest.approx(
-        [teacher_forcing_at("inverse_sigmoid", 1.0, 2.0, e) for e in (1, 2, 3)]
+        [teacher_forcing_at("inverse_sigmoid", config.teacher_forcing_ratio, 2.0, e) for e in (1, 2, 3)]
     )
     first = tiny("gru", epochs=1, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=2.0)
     train(first, pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet, measure_bleu=False)
