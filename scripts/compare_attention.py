@@ -92,6 +92,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=Path("results/attention"))
     parser.add_argument("--figures", type=Path, default=Path("docs/assets/figures/attention"))
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--tables-only", action="store_true", help="only rewrite results.md and results.ko.md from results.json"
+    )
     return parser.parse_args(argv)
 
 
@@ -159,6 +162,9 @@ def summarise(decoder: str, runs: list[dict]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.tables_only:
+        write_tables(args.out, json.loads((args.out / "results.json").read_text(encoding="utf-8")))
+        return 0
     torch.set_num_threads(args.threads)
     command = "python scripts/compare_attention.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     args.out.mkdir(parents=True, exist_ok=True)
@@ -267,9 +273,67 @@ def main(argv: list[str] | None = None) -> int:
         "heatmaps": heatmaps,
     }
     (args.out / "results.json").write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (args.out / "results.md").write_text(markdown(document), encoding="utf-8")
+    write_tables(args.out, document)
     print(markdown(document))
     return 0
+
+
+def write_tables(out: Path, document: dict) -> None:
+    (out / "results.md").write_text(markdown(document), encoding="utf-8")
+    (out / "results.ko.md").write_text(korean(document), encoding="utf-8")
+
+
+KOREAN_NAMES = {
+    "gru": "seq2seq (어텐션 없음)",
+    "luong": "닷-프로덕트 (루옹)",
+    "luong:scaled_dot": "축척한 닷-프로덕트 (루옹)",
+    "luong:general": "general (루옹)",
+    "bahdanau": "덧셈형 (바다나우)",
+}
+
+
+def korean_verdict(row: dict) -> str:
+    if row["significant_seeds"] == row["seeds"] and all(d > 0 for d in row["difference_per_seed"]):
+        return "모든 시드에서 더 높음"
+    if row["significant_seeds"] == row["seeds"] and all(d < 0 for d in row["difference_per_seed"]):
+        return "모든 시드에서 더 낮음"
+    return f"일관된 차이 없음 (유의한 시드 {row['significant_seeds']}/{row['seeds']})"
+
+
+def korean(document: dict) -> str:
+    """The results page's tables in Korean: models with intervals, then the paired comparisons."""
+    seeds = document["settings"]["seeds"]
+    lines = [
+        "| 모델 | 점수 | 파라미터 | epoch | 학습 시간(초) | 평가용 BLEU (평균 ± 표준편차) "
+        f"| 시드 {seeds[0]}의 95% 구간 | 정확히 일치 | 평균 최대 가중치 |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in document["models"]:
+        interval = row["bleu_interval_per_seed"][0]
+        peak = f"{row['mean_max_weight']:.3f}" if "mean_max_weight" in row else "-"
+        epochs = "/".join(str(e) for e in sorted(set(row["epochs"])))
+        lines.append(
+            f"| {KOREAN_NAMES[row['decoder']]} | {row['score'] or '-'} | {row['parameters']:,} | {epochs} "
+            f"| {row['train_seconds']:.0f} | {row['bleu']:.2f} ± {row['bleu_std']:.2f} "
+            f"| {interval[0]:.1f}–{interval[1]:.1f} | {row['exact_match']:.3f} | {peak} |"
+        )
+    lines += ["", "| 기준 | 비교 대상 | 시드별 BLEU 차이 | 시드별 p | 판정 (p < 0.05) |", "|---|---|---|---|---|"]
+    for row in document.get("comparisons", []):
+        differences = ", ".join(f"{d:+.2f}" for d in row["difference_per_seed"])
+        p_values = ", ".join(f"{p:.3f}" for p in row["p_value_per_seed"])
+        lines.append(
+            f"| {KOREAN_NAMES[row['baseline']]} | {KOREAN_NAMES[row['system']]} | {differences} | {p_values} "
+            f"| {korean_verdict(row)} |"
+        )
+    data = document["data"]
+    lines += [
+        "",
+        f"시드 {', '.join(map(str, seeds))}의 평균. 평가용 분할 `{data['split']}`: {data['held_out']}쌍, "
+        f"학습 {data['train']}쌍. "
+        "짝지은 bootstrap(sacrebleu, 1,000번 재추출)은 시드마다 같은 평가용 문장에서 두 모델을 비교합니다.",
+        "",
+    ]
+    return "\n".join(lines)
 
 
 def paired_comparisons(evaluations: dict, seeds: list[int]) -> list[dict]:

@@ -31,6 +31,7 @@ FIGURE = ROOT / "docs" / "assets" / "figures" / "seq2seq_loss.png"
 RUNS = {
     "gru": ("src/seq2seq_attention/pretrained/gru", "GRU seq2seq, teacher forcing"),
     "gru-mixed": ("runs/seq2seq/gru-mixed", "GRU seq2seq, mixed training (ratio 0.5)"),
+    "gru-scheduled": ("runs/seq2seq/gru-scheduled", "GRU seq2seq, scheduled sampling (inverse sigmoid, k = 10)"),
     "bahdanau": ("src/seq2seq_attention/pretrained/bahdanau", "Bahdanau attention, teacher forcing"),
     "gru-by_french": ("runs/seq2seq/gru-by_french", "GRU seq2seq, teacher forcing, by_french split"),
     "bahdanau-by_french": ("runs/seq2seq/bahdanau-by_french", "Bahdanau attention, by_french split"),
@@ -38,6 +39,7 @@ RUNS = {
 COMPARISONS = (
     ("gru", "bahdanau", "greedy"),
     ("gru", "gru-mixed", "greedy"),
+    ("gru", "gru-scheduled", "greedy"),
     ("bahdanau", "bahdanau", "beam"),
     ("gru-by_french", "bahdanau-by_french", "greedy"),
 )
@@ -220,6 +222,7 @@ KOREAN_NAMES = {"gru": "GRU seq2seq (패키지)", "bahdanau": "Bahdanau 어텐�
 KOREAN_LABELS = {
     "gru": "GRU seq2seq, teacher forcing, H=128",
     "gru-mixed": "GRU seq2seq, 혼합 학습(0.5), H=128",
+    "gru-scheduled": "GRU seq2seq, 점점 줄이는 스케줄(inverse sigmoid, k=10), H=128",
     "bahdanau": "Bahdanau 어텐션, H=256, cosine, dropout 0.3, label smoothing 0.1",
     "gru-by_french": "GRU seq2seq, teacher forcing, H=128",
     "bahdanau-by_french": "Bahdanau 어텐션, H=256, cosine, dropout 0.3, label smoothing 0.1",
