@@ -36,7 +36,8 @@ from matplotlib.figure import Figure
 from tqdm.auto import tqdm
 
 from seq2seq_attention.core.batching import collate
-from seq2seq_attention.core.checkpoint import save_checkpoint
+from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
+from seq2seq_attention.core.fonts import label
 from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs
 from seq2seq_attention.translation.evaluate import compare, evaluate
@@ -94,6 +95,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument(
         "--tables-only", action="store_true", help="only rewrite results.md and results.ko.md from results.json"
+    )
+    parser.add_argument(
+        "--heatmaps-only", action="store_true", help="only redraw the heatmaps from the saved first-seed checkpoints"
     )
     return parser.parse_args(argv)
 
@@ -162,8 +166,19 @@ def summarise(decoder: str, runs: list[dict]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.tables_only:
-        write_tables(args.out, json.loads((args.out / "results.json").read_text(encoding="utf-8")))
+    if args.tables_only or args.heatmaps_only:
+        document = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
+        if args.heatmaps_only:  # redraw from the saved first-seed checkpoints
+            models = {}
+            for name in DRAWN:
+                loaded = load_checkpoint(args.out / "checkpoints" / name.replace(":", "-"))
+                models[name] = (loaded.model, loaded.vocabs)
+            test_pairs = split_pairs(load_pairs(), document["data"]["split"])[1]
+            document["heatmaps"] = draw_heatmaps(models, test_pairs, args)
+            (args.out / "results.json").write_text(
+                json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
+        write_tables(args.out, document)
         return 0
     torch.set_num_threads(args.threads)
     command = "python scripts/compare_attention.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -241,23 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [summarise(decoder, [r for r in runs if r["decoder"] == decoder]) for decoder in args.decoders]
     comparisons = paired_comparisons(evaluations, args.seeds)
 
-    heatmaps = []
-    drawn = [d for d in DRAWN if d in models]
-    if drawn:
-        vocabs = models[drawn[0]].vocabs  # every model built its vocabularies from the same training split
-        args.figures.mkdir(parents=True, exist_ok=True)
-        for number, pair in enumerate(heatmap_sentences(test_pairs, vocabs, args.heatmaps), start=1):
-            figure = Figure(figsize=(5.2 * len(drawn), 4.6), layout="constrained")
-            FigureCanvasAgg(figure)
-            entry = {"source": pair.source, "reference": pair.target, "file": f"heatmap_{number}.png"}
-            for ax, decoder in zip(figure.subplots(1, len(drawn), squeeze=False)[0], drawn, strict=True):
-                result = models[decoder]
-                source_words, output_words, weights = sentence_attention(result.model, result.vocabs, pair.source)
-                plot_attention(weights, source_words, output_words, title=DECODER_NAMES[decoder], ax=ax)
-                entry[decoder] = {"translation": " ".join(output_words), "weights": weights.tolist()}
-            path = save_figure(figure, args.out / entry["file"])
-            shutil.copyfile(path, args.figures / entry["file"])
-            heatmaps.append(entry)
+    heatmaps = draw_heatmaps({name: (r.model, r.vocabs) for name, r in models.items()}, test_pairs, args)
 
     document = {
         "command": command,
@@ -278,9 +277,45 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def draw_heatmaps(models: dict, test_pairs, args: argparse.Namespace) -> list[dict]:
+    """The attention of the `DRAWN` models, side by side, for the first held-out sentences that fit."""
+    heatmaps = []
+    drawn = [d for d in DRAWN if d in models]
+    if not drawn:
+        return heatmaps
+    vocabs = models[drawn[0]][1]  # every model built its vocabularies from the same training split
+    args.figures.mkdir(parents=True, exist_ok=True)
+    for number, pair in enumerate(heatmap_sentences(test_pairs, vocabs, args.heatmaps), start=1):
+        figure = Figure(figsize=(5.2 * len(drawn), 4.6), layout="constrained")
+        FigureCanvasAgg(figure)
+        entry = {"source": pair.source, "reference": pair.target, "file": f"heatmap_{number}.png"}
+        for ax, decoder in zip(figure.subplots(1, len(drawn), squeeze=False)[0], drawn, strict=True):
+            model, model_vocabs = models[decoder]
+            source_words, output_words, weights = sentence_attention(model, model_vocabs, pair.source)
+            title = label(KOREAN_NAMES[decoder], DECODER_NAMES[decoder])[0]
+            plot_attention(weights, source_words, output_words, title=title, ax=ax)
+            entry[decoder] = {"translation": " ".join(output_words), "weights": weights.tolist()}
+        path = save_figure(figure, args.out / entry["file"])
+        shutil.copyfile(path, args.figures / entry["file"])
+        heatmaps.append(entry)
+    return heatmaps
+
+
 def write_tables(out: Path, document: dict) -> None:
     (out / "results.md").write_text(markdown(document), encoding="utf-8")
     (out / "results.ko.md").write_text(korean(document), encoding="utf-8")
+    (out / "heatmaps.ko.md").write_text(korean_heatmaps(document), encoding="utf-8")
+
+
+def korean_heatmaps(document: dict) -> str:
+    """The translations of the heatmap sentences (the heatmaps page's table), in Korean."""
+    drawn = [d for d in DRAWN if document["heatmaps"] and d in document["heatmaps"][0]]
+    lines = ["| 그림 | 프랑스어 | 정답 | " + " | ".join(KOREAN_NAMES[d] for d in drawn) + " |"]
+    lines.append("|---:|---|---|" + "---|" * len(drawn))
+    for number, entry in enumerate(document["heatmaps"], start=1):
+        outputs = [entry[d]["translation"].removesuffix(" <eos>") for d in drawn]
+        lines.append(f"| {number} | {entry['source']} | {entry['reference']} | " + " | ".join(outputs) + " |")
+    return "\n".join(lines) + "\n"
 
 
 KOREAN_NAMES = {

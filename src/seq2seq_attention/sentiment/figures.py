@@ -6,6 +6,7 @@ from pathlib import Path
 import torch
 
 from ..core.errors import InputError
+from ..core.fonts import hangul_font
 from .data import Example, encode_tokens, prepare_data, tokenize
 from .train import checkpoint_sources, load_classifier, predict
 
@@ -32,7 +33,9 @@ def plot_word_attention(
         raise ValueError(f"need as many weight rows and titles as sentences, got {len(words)}, {len(weights)}")
     width = max(len(w) for w in words)
     top = max(max(row) for row in weights)  # one colour scale for every row, so rows compare
-    fig, axes = plt.subplots(len(words), 1, figsize=(1.0 + 0.9 * width, 1.05 * len(words)), squeeze=False)
+    # about the site's column width (8 in at 110 dpi), so that words and weights stay readable there
+    fig, axes = plt.subplots(len(words), 1, figsize=(8.0, 1.25 * len(words)), squeeze=False)
+    font = {"fontfamily": hangul_font()} if hangul_font() else {}
     for ax, row_words, row_weights, title in zip(axes[:, 0], words, weights, titles, strict=True):
         if len(row_words) != len(row_weights):
             raise ValueError(f"{len(row_words)} words but {len(row_weights)} weights in {title!r}")
@@ -41,11 +44,11 @@ def plot_word_attention(
         ax.imshow(cells.numpy(), cmap="Oranges", vmin=0.0, vmax=top, aspect="auto")
         for j, weight in enumerate(row_weights):
             color = "white" if weight > 0.6 * top else "black"
-            ax.text(j, 0, f"{weight:.2f}", ha="center", va="center", fontsize=8, color=color)
-        ax.set_xticks(range(len(row_words)), row_words, fontsize=9)
+            ax.text(j, 0, f"{weight:.2f}", ha="center", va="center", fontsize=11, color=color)
+        ax.set_xticks(range(len(row_words)), row_words, fontsize=11, rotation=25, ha="right")
         ax.tick_params(length=0)
         ax.set_yticks([])
-        ax.set_title(title, fontsize=9, loc="left")
+        ax.set_title(title, fontsize=12, loc="left", **font)
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -72,7 +75,9 @@ def attention_figure(checkpoint: Path, out: Path, count: int = 6, max_words: int
     probs, weights = predict(model, [encode_tokens(vocab, t) for t in tokens])
     words = [[w if w in vocab.word2index else f"{w}*" for w in row] for row in tokens]
     titles = [
-        f"label {'positive' if e.label else 'negative'}, P(positive) = {p:.2f}"
+        f"정답 {'긍정' if e.label else '부정'}, P(긍정) = {p:.2f}"
+        if hangul_font()
+        else f"label {'positive' if e.label else 'negative'}, P(positive) = {p:.2f}"
         for e, p in zip(chosen, probs, strict=True)
     ]
     plot_word_attention(words, weights, titles, out)

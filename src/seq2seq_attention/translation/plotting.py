@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from ..core.batching import collate
 from ..core.errors import InputError
+from ..core.fonts import label
 from ..core.tokens import EOS_IDX
 from ..core.vocabulary import Vocabularies
 from .corpus import MAX_WORDS
@@ -36,7 +37,8 @@ def plot_attention(
 
     Row i is the attention distribution of output step i over the source positions (the course
     notes' figure): dark is weight 0, bright is weight 1, the colour scale is fixed to [0, 1]
-    so that two heatmaps can be compared by eye.
+    so that two heatmaps can be compared by eye. The axis labels are Korean where a Hangul font
+    is installed (`core.fonts`), English otherwise.
 
     Args:
         weights: the attention of one sentence, e.g. `attentions[b, :T, :S]` from a decoder.
@@ -73,10 +75,11 @@ def plot_attention(
     image = ax.imshow(matrix, cmap="gray", vmin=0.0, vmax=1.0, aspect="auto")  # (T, S) cells
     ax.set_xticks(range(S), labels=list(source_words), rotation=90)
     ax.set_yticks(range(T), labels=list(output_words))
-    ax.set_xlabel("source")
-    ax.set_ylabel("output")
+    xlabel, font = label("원문 (프랑스어)", "source")
+    ax.set_xlabel(xlabel, **font)
+    ax.set_ylabel(*label("번역 (영어)", "output"))
     if title:
-        ax.set_title(title)
+        ax.set_title(title, **font)
     figure.colorbar(image, ax=ax, fraction=0.05)
     return figure
 
