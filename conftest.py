@@ -42,6 +42,7 @@ def uses_device(source: str) -> bool:
     """A fence (with the fences it continues) picks a device when it calls `pick_device()`."""
     return "pick_device(" in source
 
+
 _config: pytest.Config | None = None
 
 

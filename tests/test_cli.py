@@ -114,7 +114,7 @@ def test_train_then_translate(tmp_path: Path, capsys):
         "0.1",
     )
     assert code == 0, err
-    assert "5318 pairs (4752 train, 566 held out)" in out and "| epoch:   1 |" in out and "held-out BLEU" in out
+    assert "5318 pairs (4853 train, 465 held out)" in out and "| epoch:   1 |" in out and "held-out BLEU" in out
     assert (checkpoint / "checkpoint.json").is_file()
     saved = json.loads((checkpoint / "checkpoint.json").read_text(encoding="utf-8"))
     assert '"schedule": "cosine"' in json.dumps(saved) and '"label_smoothing": 0.1' in json.dumps(saved)

@@ -27,6 +27,7 @@ def run(decoder, seed, bleu, exact, peak=None):
         "epochs": 30,
         "train_seconds": 10.0 + seed,
         "bleu": bleu,
+        "bleu_interval": [bleu - 2, bleu + 2],
         "exact_match": exact,
         "bleu_signature": "sig",
         "attention": None if peak is None else {"mean_max_weight": peak},
@@ -61,12 +62,21 @@ def test_summary_is_the_mean_over_seeds_and_the_table_says_so(compare):
     document = {
         "command": "python scripts/compare_attention.py --seeds 0 1",
         "machine": "test machine",
-        "data": {"pairs": 3, "train": 2, "held_out": 1},
+        "data": {"pairs": 3, "train": 2, "held_out": 1, "split": "by_english"},
         "settings": {"seeds": [0, 1]},
         "models": [gru, row],
     }
     table = compare.markdown(document)
-    assert "| dot-product (Luong) | dot | 100 | 30 | 10 | 48.00 ± 1.41 | 0.320 ± 0.028 | 0.850 |" in table
+    assert "| dot-product (Luong) | dot | 100 | 30 | 10 | 48.00 ± 1.41 | 45.0 – 49.0 | 0.320 ± 0.028 | 0.850 |" in table
     assert "| seq2seq (no attention) | - |" in table and "| - |" in table.splitlines()[2]
     assert "python scripts/compare_attention.py --seeds 0 1" in table
     assert "BLEU per seed: gru 45.00, 46.00; luong 47.00, 49.00." in table
+
+
+def test_verdicts_follow_every_seed(compare):
+    row = {"significant_seeds": 3, "seeds": 3, "difference_per_seed": [1.0, 2.0, 0.5]}
+    assert compare.verdict(row) == "better in every seed" and compare.korean_verdict(row) == "모든 시드에서 더 높음"
+    mixed = {"significant_seeds": 3, "seeds": 3, "difference_per_seed": [1.0, -2.0, 0.5]}
+    assert compare.verdict(mixed).startswith("no consistent difference")
+    two = {"significant_seeds": 2, "seeds": 3, "difference_per_seed": [1.0, 2.0, 0.5]}
+    assert "2/3" in compare.korean_verdict(two)

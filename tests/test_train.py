@@ -12,7 +12,7 @@ from torch import nn
 from seq2seq_attention.core.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
 from seq2seq_attention.core.errors import InputError
 from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
-from seq2seq_attention.translation.corpus import Pair, TranslationDataset, build_vocabularies, collate
+from seq2seq_attention.translation.corpus import Pair, TranslationDataset, build_vocabularies, collate, split_pairs
 from seq2seq_attention.translation.decoders import AttnDecoderRNN, DecoderRNN
 from seq2seq_attention.translation.evaluate import evaluate
 from seq2seq_attention.translation.model import DECODERS, Seq2Seq, build_model
@@ -225,7 +225,7 @@ def test_translate_and_evaluate_after_memorising():
     pairs = PAIRS[:8]
     config = tiny("bahdanau", hidden_size=32, epochs=60, teacher_forcing_ratio=1.0, learning_rate=0.01, dropout=0.0)
     result = train(config, pairs=[p for p in pairs if p.source != "il est la ."] * 4, progress=False, log=quiet)
-    seen = [p for p in pairs if p.source != "il est la ."]
+    seen, _ = split_pairs([p for p in pairs if p.source != "il est la ."], config.split)  # what it trained on
     scores = evaluate(result.model, result.vocabs, seen)
     assert scores.exact_match == 1.0 and scores.bleu == pytest.approx(100.0)
     assert translate(result.model, result.vocabs, ["Je suis fatigué."]) == ["i m tired ."]
