@@ -42,9 +42,22 @@ def test_rectangular_and_numpy_and_into_given_axes(tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_gradient_tensors_are_accepted():
+def test_gradient_tensors_are_accepted_and_drawn_as_they_are():
     w = weights().requires_grad_()
-    plot_attention(w * 1, SOURCE, OUTPUT)
+    figure = plot_attention(w * 1, SOURCE, OUTPUT)
+    drawn = figure.axes[0].images[0].get_array()
+    assert drawn.shape == (5, 5) and torch.allclose(torch.as_tensor(drawn), w.detach())
+    assert w.grad is None  # drawing does not touch the graph
+
+
+def test_axis_labels_are_korean_with_a_hangul_font_and_english_without(monkeypatch):
+    from seq2seq_attention.core import fonts
+
+    axis = plot_attention(weights(), SOURCE, OUTPUT).axes[0]
+    korean = fonts.hangul_font() is not None
+    assert axis.get_xlabel() == ("원문 (프랑스어)" if korean else "source")
+    monkeypatch.setattr(fonts, "hangul_font", lambda: None)
+    assert plot_attention(weights(), SOURCE, OUTPUT).axes[0].get_ylabel() == "output"
 
 
 @pytest.mark.parametrize(
