@@ -19,6 +19,8 @@ import pytest
 import torch
 from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, site_url_path
 
+pytest_plugins = ["pytester"]  # tests/test_fence_machinery.py runs pytest on a page of its own
+
 
 @pytest.fixture
 def one_thread() -> Iterator[None]:
