@@ -279,3 +279,46 @@ def test_the_site_works_opened_from_disk(browser: webdriver.Chrome, built_site: 
         meta = browser.find_element(By.CSS_SELECTOR, ".md-search-result__meta").get_attribute("textContent")
         pytest.fail(f"from disk, searching {SEARCH_TERM} showed no result within {WAIT_S} s (search says: {meta!r})")
     assert all(href.startswith("file:") for href in hrefs)
+
+
+FIT_JS = r"""
+const wide = e => e.scrollWidth > e.clientWidth + 1;
+return {
+  code: [...document.querySelectorAll("pre > code")].filter(wide).map(e => e.textContent.slice(0, 60)),
+  math: [...document.querySelectorAll(".katex-display")].filter(wide).map(e => e.textContent.slice(0, 60)),
+  math_without_scroll: [...document.querySelectorAll(".katex-display")]
+    .filter(e => wide(e) && getComputedStyle(e).overflowX !== "auto").map(e => e.textContent.slice(0, 60)),
+  page_scrolls_sideways: document.documentElement.scrollWidth > window.innerWidth + 1,
+};
+"""
+
+
+def test_nothing_is_cut_off_on_a_desktop_or_scrolls_the_page_on_a_phone(
+    browser: webdriver.Chrome, site_server: str, built_site: BuiltSite
+):
+    """At 1280 px every code block and display formula fits its box; at 390 px no page scrolls sideways
+    (a formula wider than the column scrolls inside its own box)."""
+    problems = []
+    try:
+        for width in (1280, 390):
+            browser.set_window_size(width, 1000)
+            for page in built_site.pages():
+                if page.name == "404.html":
+                    continue
+                browser.get(site_server + built_site.url_of(page))
+                WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
+                    lambda d: d.execute_script("return document.readyState") == "complete"
+                )
+                state = browser.execute_script(FIT_JS)
+                where = f"{width}px {built_site.url_of(page) or '/'}"
+                if width == 1280:
+                    problems += [f"{where}: code wider than its box: {c!r}" for c in state["code"]]
+                    problems += [f"{where}: formula wider than its box: {m!r}" for m in state["math"]]
+                else:
+                    problems += [f"{where}: the page scrolls sideways"] * state["page_scrolls_sideways"]
+                    problems += [
+                        f"{where}: formula overflows without scrolling: {m!r}" for m in state["math_without_scroll"]
+                    ]
+    finally:
+        browser.set_window_size(1280, 1000)
+    assert not problems, "\n".join(problems)
