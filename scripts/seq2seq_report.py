@@ -21,6 +21,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
 from seq2seq_attention.core.checkpoint import load_checkpoint  # noqa: E402
+from seq2seq_attention.core.fonts import hangul_font  # noqa: E402
+from seq2seq_attention.core.fonts import label as text_label  # noqa: E402
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs, target_overlap  # noqa: E402
 from seq2seq_attention.translation.evaluate import compare, evaluate  # noqa: E402
 from seq2seq_attention.translation.search import translate  # noqa: E402
@@ -71,6 +73,9 @@ def main() -> None:
     }
     evaluations = {}
     sample_rows = []
+    korean = hangul_font() is not None
+    if korean:
+        plt.rcParams["font.family"] = hangul_font()
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, (path, label) in RUNS.items():
         checkpoint = load_checkpoint(ROOT / path)
@@ -107,14 +112,22 @@ def main() -> None:
         if split == "by_english":  # the main split's curves and samples
             epochs = [h["epoch"] for h in history]
             tag = f"{name}, H={config['hidden_size']}"
-            line = ax.plot(epochs, [h["loss"] for h in history], label=f"{tag} (train)")[0]
-            ax.plot(epochs, [h["test_loss"] for h in history], "--", color=line.get_color(), label=f"{tag} (held-out)")
+            train_label, held_out_label = (
+                (f"{tag} (학습)", f"{tag} (평가용)") if korean else (f"{tag} (train)", f"{tag} (held-out)")
+            )
+            line = ax.plot(epochs, [h["loss"] for h in history], label=train_label)[0]
+            ax.plot(epochs, [h["test_loss"] for h in history], "--", color=line.get_color(), label=held_out_label)
             sample_rows.append((name, [scores.hypotheses[test.index(p)] for p in samples]))
         extra = translate(checkpoint.model, checkpoint.vocabs, EXTRA_SENTENCES)
         metrics["runs"][name]["examples"] = dict(zip(EXTRA_SENTENCES, extra, strict=True))
     ax.set_xlabel("epoch")
-    ax.set_ylabel("loss per target token")
-    ax.set_title("Tatoeba fra->eng: training criterion (solid), held-out NLL (dashed)")
+    ax.set_ylabel(*text_label("번역문 토큰당 손실", "loss per target token"))
+    ax.set_title(
+        *text_label(
+            "Tatoeba 프랑스어→영어: 학습 기준(실선), 평가용 NLL(점선)",
+            "Tatoeba fra->eng: training (solid), held-out (dashed)",
+        )
+    )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
