@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+import numpy as np
 import pytest
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException, WebDriverException
@@ -322,3 +323,64 @@ def test_nothing_is_cut_off_on_a_desktop_or_scrolls_the_page_on_a_phone(
     finally:
         browser.set_window_size(1280, 1000)
     assert not problems, "\n".join(problems)
+
+
+LIVE_STATE_JS = """
+const root = document.getElementById("live-translator");
+return {ready: root.dataset.ready, done: root.dataset.done, first: window.liveFirstTranslationMs || null,
+        result: window.liveResult || null, message: root.querySelector("[data-live=message]").textContent,
+        output: root.querySelector("[data-live=output]").textContent};
+"""
+
+
+def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome, site_server: str):
+    """50 held-out sentences typed into the page give the ONNX/PyTorch tokens and attention; unknown words are named."""
+    onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
+    from seq2seq_attention import load_checkpoint, load_pairs, split_pairs
+    from seq2seq_attention.translation.export import greedy_tokens
+    from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
+
+    live = Path(__file__).resolve().parent.parent / "docs" / "assets" / "live"
+    sessions = [onnxruntime.InferenceSession(str(live / name)) for name in ("encoder.onnx", "step.onnx")]
+    vocabs = load_checkpoint(PRETRAINED_DIR / "bahdanau").vocabs
+    _requests(browser)
+    browser.get(site_server + "live.html")
+    WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
+        lambda d: (
+            d.execute_script(LIVE_STATE_JS)["done"] == "true" or d.execute_script(LIVE_STATE_JS)["ready"] == "error"
+        )
+    )
+    state = browser.execute_script(LIVE_STATE_JS)
+    assert state["ready"] == "true", state["message"]
+    print(f"first translation {state['first']:.0f} ms after the page started loading")
+    assert state["first"] < 2000, f"the first translation took {state['first']:.0f} ms"
+    browser.execute_script("document.getElementById('live-translator').dataset.stepMs = '0';")
+    sentences = [pair.source for pair in split_pairs(load_pairs())[1]]
+    known = [s for s in dict.fromkeys(sentences) if all(w in vocabs.source.word2index for w in s.split())][:50]
+    assert len(known) == 50
+    for sentence in known:
+        browser.execute_script(
+            "const r = document.getElementById('live-translator');"
+            "r.querySelector('[data-live=input]').value = arguments[0];"
+            "r.dataset.done = 'false'; r.querySelector('[data-live=button]').click();",
+            sentence,
+        )
+        WebDriverWait(browser, WAIT_S, poll_frequency=0.02).until(
+            lambda d: d.execute_script(LIVE_STATE_JS)["done"] == "true"
+        )
+        result = browser.execute_script(LIVE_STATE_JS)["result"]
+        tokens, weights = greedy_tokens(*sessions, vocabs.source.encode(sentence))
+        assert result["tokens"] == tokens, sentence
+        assert np.abs(np.array(result["weights"]) - weights).max() < 1e-5, sentence
+    browser.execute_script(
+        "const r = document.getElementById('live-translator');"
+        "r.querySelector('[data-live=input]').value = 'Je suis un xylophoniste.';"
+        "r.dataset.done = 'false'; r.querySelector('[data-live=button]').click();"
+    )
+    WebDriverWait(browser, WAIT_S, poll_frequency=0.02).until(
+        lambda d: d.execute_script(LIVE_STATE_JS)["done"] == "true"
+    )
+    message = browser.execute_script(LIVE_STATE_JS)["message"]
+    assert "사전에 없는 단어" in message and "'xylophoniste'" in message and "'un'" not in message
+    leaks = [url for url in _requests(browser) if _leaves_the_site(url)]
+    assert not leaks, "the live page made requests outside 127.0.0.1:\n" + "\n".join(leaks)

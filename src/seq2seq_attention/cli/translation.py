@@ -12,6 +12,7 @@ from ..core.device import parse_device
 from ..core.errors import InputError
 from ..translation.corpus import MAX_WORDS, load_pairs, split_pairs
 from ..translation.decoders import MAX_LENGTH
+from ..translation.export import export_onnx
 from ..translation.pretrained import DEFAULT_PRETRAINED, default_checkpoint
 from ..translation.search import MAX_STEPS, SentenceError, translate
 from ..translation.train import TrainConfig, train
@@ -109,8 +110,18 @@ def run_translate(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_export(args: argparse.Namespace) -> int:
+    check_output_directory(args.out, "--out")
+    checkpoint = load_checkpoint(args.checkpoint or default_checkpoint(), "cpu")
+    if checkpoint.config.get("task") != "translation":
+        raise InputError(f"{args.checkpoint} holds a {checkpoint.config.get('task')} model, not a translator")
+    for path in export_onnx(checkpoint.model, checkpoint.vocabs, args.out):
+        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the `train` and `translate` commands."""
+    """Add the `train`, `translate` and `export-onnx` commands."""
     train_parser = subparsers.add_parser(
         "train",
         help="train a French-to-English translator on the bundled Tatoeba pairs",
@@ -175,3 +186,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     translate_parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     translate_parser.add_argument("--json", action="store_true", help="print a JSON list of source/translation")
     translate_parser.set_defaults(func=run_translate)
+
+    export_parser = subparsers.add_parser(
+        "export-onnx",
+        help="export a translator to ONNX for the live page (encoder and decoder step, float16 weights)",
+        description=(
+            "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out. The weights "
+            "are stored as float16; the graphs compute what the model computes with its weights rounded to float16."
+        ),
+    )
+    export_parser.add_argument(
+        "--checkpoint", type=Path, default=None, help="checkpoint directory (default: the packaged bahdanau model)"
+    )
+    export_parser.add_argument("--out", type=Path, required=True, help="directory to write (docs/assets/live)")
+    export_parser.set_defaults(func=run_export)

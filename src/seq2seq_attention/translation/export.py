@@ -1,0 +1,166 @@
+"""The packaged translator as ONNX, for the live page: an encoder graph and a decoder-step graph.
+
+`export_onnx` writes `encoder.onnx` (tokens -> keys, first hidden state, projected keys),
+`step.onnx` (token, hidden, keys, projected keys -> logits, next hidden, attention weights) and
+`vocabularies.json`. The weights are stored as float16 (cast back to float32 inside the graph), so
+the two graphs compute exactly what `half_precision(model)` computes in PyTorch: the model with
+every weight rounded to float16 and back. Greedy decoding with them is `greedy_tokens`.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..core.errors import InputError
+from ..core.tokens import EOS_IDX, SOS_IDX
+from ..core.vocabulary import Vocabularies
+from .corpus import MAX_WORDS
+from .decoders import MAX_LENGTH, DecoderState
+from .model import Seq2Seq
+
+IR_VERSION = 9
+"""The newest ONNX IR version the vendored onnxruntime-web (1.17.3) reads; opset 20 fits it."""
+
+SMALL = 64
+"""Initializers with fewer elements stay float32: not worth a Cast node."""
+
+
+def half_precision(model: Seq2Seq) -> Seq2Seq:
+    """The model with every floating-point weight rounded to float16 and back (in place; returned)."""
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.copy_(parameter.half().float())
+    return model.eval()
+
+
+class EncoderGraph(nn.Module):
+    """One sentence, no padding: tokens (1, S) -> keys (1, S, H), hidden (1, 1, H), proj_keys (1, S, Hp)."""
+
+    def __init__(self, model: Seq2Seq) -> None:
+        super().__init__()
+        self.encoder, self.attention = model.encoder, model.decoder.attention
+
+    def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        keys, hidden = self.encoder.gru(self.encoder.embedding(tokens))  # (1, S, H), (1, 1, H)
+        return keys, hidden, self.attention.project_keys(keys)  # proj_keys: (1, S, Hp), once per sentence
+
+
+class StepGraph(nn.Module):
+    """The decoder's `forward_step`: token (1, 1), hidden (1, 1, H), keys, proj_keys -> logits, next hidden, weights."""
+
+    def __init__(self, model: Seq2Seq) -> None:
+        super().__init__()
+        self.decoder = model.decoder
+
+    def forward(self, token, hidden, keys, proj_keys) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        logits, state, weights = self.decoder.forward_step(token, DecoderState(hidden, keys, None, proj_keys))
+        return logits, state.hidden, weights  # (1, 1, V), (1, 1, H), (1, 1, S)
+
+
+def _store_half(path: Path) -> None:
+    """Rewrite large float32 initializers as float16 plus a Cast back to float32 (exact: they are float16 values)."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    graph_model = onnx.load(str(path))
+    graph = graph_model.graph
+    casts = []
+    for initializer in list(graph.initializer):
+        if initializer.data_type != onnx.TensorProto.FLOAT:
+            continue
+        values = numpy_helper.to_array(initializer)
+        if values.size < SMALL:
+            continue
+        half = values.astype(np.float16)
+        if not np.array_equal(half.astype(np.float32), values):
+            raise ValueError(f"initializer {initializer.name} is not float16-exact; call half_precision first")
+        stored = numpy_helper.from_array(half, initializer.name + "_fp16")
+        graph.initializer.remove(initializer)
+        graph.initializer.append(stored)
+        casts.append(helper.make_node("Cast", [stored.name], [initializer.name], to=onnx.TensorProto.FLOAT))
+    for node in reversed(casts):
+        graph.node.insert(0, node)
+    for node in graph.node:  # names and notes of the exporter: bytes the page would download for nothing
+        node.doc_string = ""
+        del node.metadata_props[:]
+    del graph_model.metadata_props[:]
+    graph_model.ir_version = min(graph_model.ir_version, IR_VERSION)
+    onnx.checker.check_model(graph_model)
+    onnx.save(graph_model, str(path))
+
+
+# --8<-- [start:export_onnx]
+def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[Path]:
+    """Write `encoder.onnx`, `step.onnx` and `vocabularies.json` of a Bahdanau or Luong translator to `out`.
+
+    The model is rounded to float16 first (`half_precision`, in place).
+
+    Raises:
+        InputError: a decoder without attention (the page draws the attention weights).
+    """
+    if model.decoder.attention is None:
+        raise InputError("the live page draws attention weights; export a bahdanau or luong model")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    model = half_precision(model)
+    sentence = torch.tensor([[4, 5, 6, EOS_IDX]])  # (1, S): any tokens, the graphs take any S
+    keys, hidden, proj_keys = EncoderGraph(model)(sentence)
+    length = torch.export.Dim("S", min=1, max=64)
+    with torch.no_grad():
+        # The TorchScript exporter writes the GRU as one ONNX GRU node that takes any S; torch.export
+        # would unroll it for the example's length.
+        torch.onnx.export(
+            EncoderGraph(model),
+            (sentence,),
+            out / "encoder.onnx",
+            input_names=["tokens"],
+            output_names=["keys", "hidden", "proj_keys"],
+            dynamo=False,
+            dynamic_axes={"tokens": {1: "S"}, "keys": {1: "S"}, "proj_keys": {1: "S"}},
+            opset_version=18,
+        )
+        # torch.export here: the TorchScript exporter miswrites this step's GRU (its output differed by 0.5).
+        torch.onnx.export(
+            StepGraph(model),
+            (torch.tensor([[SOS_IDX]]), hidden, keys, proj_keys),
+            out / "step.onnx",
+            input_names=["token", "hidden", "keys", "proj_keys"],
+            output_names=["logits", "next_hidden", "weights"],
+            dynamo=True,
+            dynamic_shapes={"token": None, "hidden": None, "keys": {1: length}, "proj_keys": {1: length}},
+            verbose=False,
+        )
+    for name in ("encoder.onnx", "step.onnx"):
+        _store_half(out / name)
+        stale = out / (name + ".data")
+        stale.unlink(missing_ok=True)
+    model.eval()  # the TorchScript exporter leaves the wrapped encoder in training mode
+    document = {
+        "source": vocabs.source.index2word,
+        "target": vocabs.target.index2word,
+        "max_length": MAX_LENGTH,
+        "max_words": MAX_WORDS,
+    }
+    (out / "vocabularies.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return [out / "encoder.onnx", out / "step.onnx", out / "vocabularies.json"]
+
+
+# --8<-- [end:export_onnx]
+
+
+def greedy_tokens(encoder, step, tokens: list[int], max_length: int = MAX_LENGTH) -> tuple[list[int], np.ndarray]:
+    """Greedy decoding of one encoded sentence with two onnxruntime sessions; the tokens and the (T, S) weights."""
+    keys, hidden, proj_keys = encoder.run(None, {"tokens": np.array([tokens], dtype=np.int64)})
+    token, output, weights = SOS_IDX, [], []
+    for _ in range(max_length):
+        feed = {"token": np.array([[token]], dtype=np.int64), "hidden": hidden, "keys": keys, "proj_keys": proj_keys}
+        logits, hidden, step_weights = step.run(None, feed)
+        token = int(logits[0, 0].argmax())
+        output.append(token)
+        weights.append(step_weights[0, 0])
+        if token == EOS_IDX:
+            break
+    return output, np.stack(weights)

@@ -1,0 +1,89 @@
+"""The ONNX export of the packaged translator that the live page runs: same translations, same attention."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
+
+from seq2seq_attention import collate, greedy_decode, load_checkpoint, load_pairs, split_pairs  # noqa: E402
+from seq2seq_attention.core.tokens import EOS_IDX  # noqa: E402
+from seq2seq_attention.translation.export import greedy_tokens, half_precision  # noqa: E402
+from seq2seq_attention.translation.pretrained import PRETRAINED_DIR  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+LIVE = ROOT / "docs" / "assets" / "live"
+RUNTIME = ROOT / "docs" / "assets" / "onnxruntime-web"
+BUDGET = 15_000_000
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+@pytest.fixture(scope="module")
+def sessions():
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    return tuple(onnxruntime.InferenceSession(str(LIVE / name), options) for name in ("encoder.onnx", "step.onnx"))
+
+
+def test_every_held_out_sentence_translates_as_the_float16_pytorch_model(sessions):
+    checkpoint = load_checkpoint(PRETRAINED_DIR / "bahdanau")
+    model = half_precision(checkpoint.model)  # the packaged model with its weights rounded to float16
+    held_out = split_pairs(load_pairs())[1]
+    worst = 0.0
+    for pair in held_out:
+        ids = checkpoint.vocabs.source.encode(pair.source, unknown="unk")
+        tokens, weights = greedy_tokens(*sessions, ids)  # (T,), (T, S)
+        batch = collate([(ids, [EOS_IDX])])
+        expected, attentions = greedy_decode(model, batch.source, batch.lengths)  # (1, T), (1, T, S)
+        expected = expected[0].tolist()
+        expected = expected[: expected.index(EOS_IDX) + 1] if EOS_IDX in expected else expected
+        assert tokens == expected, pair.source
+        worst = max(worst, float(np.abs(weights - attentions[0, : len(tokens)].numpy()).max()))
+    assert worst < 1e-5
+
+
+def test_the_exported_vocabularies_are_the_packaged_ones():
+    checkpoint = load_checkpoint(PRETRAINED_DIR / "bahdanau")
+    document = json.loads((LIVE / "vocabularies.json").read_text(encoding="utf-8"))
+    assert document["source"] == checkpoint.vocabs.source.index2word
+    assert document["target"] == checkpoint.vocabs.target.index2word
+    assert (document["max_length"], document["max_words"]) == (10, 6)
+
+
+def test_the_runtime_and_the_model_fit_the_size_budget():
+    files = [*LIVE.iterdir(), RUNTIME / "ort.wasm.min.js", RUNTIME / "ort-wasm.wasm"]
+    assert sum(path.stat().st_size for path in files) <= BUDGET
+
+
+def test_float16_rounding_is_what_the_graphs_store(sessions):
+    """The graphs hold float16 weights: rounding the model again changes nothing."""
+    model = half_precision(load_checkpoint(PRETRAINED_DIR / "bahdanau").model)
+    before = {name: p.clone() for name, p in model.named_parameters()}
+    half_precision(model)
+    assert all(torch.equal(before[name], p) for name, p in model.named_parameters())
+
+
+def test_the_export_command_writes_graphs_that_run(tmp_path, sessions):
+    from seq2seq_attention import build_model
+    from seq2seq_attention.core.errors import InputError
+    from seq2seq_attention.translation.corpus import build_vocabularies
+    from seq2seq_attention.translation.export import export_onnx
+
+    pairs = load_pairs()[:40]
+    vocabs = build_vocabularies(pairs)
+    torch.manual_seed(0)
+    model = build_model("luong", len(vocabs.source), len(vocabs.target), hidden_size=8, score="general").eval()
+    written = export_onnx(model, vocabs, tmp_path)
+    assert [path.name for path in written] == ["encoder.onnx", "step.onnx", "vocabularies.json"]
+    encoder, step = (onnxruntime.InferenceSession(str(tmp_path / name)) for name in ("encoder.onnx", "step.onnx"))
+    ids = vocabs.source.encode(pairs[0].source)
+    tokens, weights = greedy_tokens(encoder, step, ids)
+    batch = collate([(ids, [EOS_IDX])])
+    expected, attentions = greedy_decode(model, batch.source, batch.lengths)
+    assert tokens == expected[0, : len(tokens)].tolist() and weights.shape == (len(tokens), len(ids))
+    np.testing.assert_allclose(weights, attentions[0, : len(tokens)].numpy(), atol=1e-5)
+    with pytest.raises(InputError, match="draws attention weights"):
+        export_onnx(build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8), vocabs, tmp_path)
