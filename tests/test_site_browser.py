@@ -68,6 +68,10 @@ return {
   math: math.length,
   unrendered: math.filter(m => !m.querySelector(".katex")).map(m => m.textContent.trim().slice(0, 60)),
   katex_errors: [...document.querySelectorAll(".katex-error")].map(e => e.textContent.trim().slice(0, 60)),
+  // the TeX KaTeX rendered (its annotation): a control character there (a TAB where "\\t" of "\\times" was
+  // meant) renders silently wrong ("2HimesH")
+  tex_with_control: [...document.querySelectorAll("annotation[encoding='application/x-tex']")]
+    .map(a => a.textContent).filter(t => /[\u0000-\u0009\u000b-\u001f\u007f]/.test(t)).map(t => t.slice(0, 60)),
   raw_delimiters: ["$$", "\\(", "\\)", "\\[", "\\]"].filter(d => text.includes(d))
     .map(d => d + " in '" + text.slice(Math.max(0, text.indexOf(d) - 30), text.indexOf(d) + 30).trim() + "'"),
 };
@@ -155,6 +159,7 @@ def test_math_is_rendered_by_katex(visits: dict[str, Visit]):
         problems += [f"{page}: not rendered by KaTeX: {tex!r}" for tex in state["unrendered"]]
         problems += [f"{page}: KaTeX error: {tex!r}" for tex in state["katex_errors"]]
         problems += [f"{page}: raw math delimiter left: {raw}" for raw in state["raw_delimiters"]]
+        problems += [f"{page}: control character in rendered TeX: {tex!r}" for tex in state["tex_with_control"]]
     assert not problems, "\n".join(problems)
 
 
@@ -244,13 +249,14 @@ def test_state_script_sees_raw_math_and_missing_buttons(browser: webdriver.Chrom
     page = tmp_path / "bad.html"
     page.write_text(
         '<article><p>before $$x^2$$ after</p><span class="arithmatex">\\(x\\)</span><pre><code>print(1)</code></pre>'
-        "</article>",
+        '<math><annotation encoding="application/x-tex">2H \timesH</annotation></math></article>',
         encoding="utf-8",
     )
     browser.get(page.as_uri())
     state = browser.execute_script(PAGE_STATE_JS)
     assert state["unrendered"] == ["\\(x\\)"] and state["without_copy"] == ["print(1)"]
     assert any(raw.startswith("$$") for raw in state["raw_delimiters"])
+    assert state["tex_with_control"] == ["2H \timesH"]  # the TAB of "\t" + "imes"
 
 
 NAV_LINKS_JS = "return [...document.querySelectorAll('.md-nav__link[href]')].map(a => a.href);"
