@@ -107,13 +107,14 @@ def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[P
     out.mkdir(parents=True, exist_ok=True)
     model = half_precision(model)
     sentence = torch.tensor([[4, 5, 6, EOS_IDX]])  # (1, S): any tokens, the graphs take any S
-    keys, hidden, proj_keys = EncoderGraph(model)(sentence)
+    encoder_graph, step_graph = EncoderGraph(model).eval(), StepGraph(model).eval()  # no dropout in either
+    keys, hidden, proj_keys = encoder_graph(sentence)
     length = torch.export.Dim("S", min=1, max=64)
     with torch.no_grad():
         # The TorchScript exporter writes the GRU as one ONNX GRU node that takes any S; torch.export
         # would unroll it for the example's length.
         torch.onnx.export(
-            EncoderGraph(model),
+            encoder_graph,
             (sentence,),
             out / "encoder.onnx",
             input_names=["tokens"],
@@ -124,7 +125,7 @@ def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[P
         )
         # torch.export here: the TorchScript exporter miswrites this step's GRU (its output differed by 0.5).
         torch.onnx.export(
-            StepGraph(model),
+            step_graph,
             (torch.tensor([[SOS_IDX]]), hidden, keys, proj_keys),
             out / "step.onnx",
             input_names=["token", "hidden", "keys", "proj_keys"],
@@ -137,7 +138,7 @@ def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[P
         _store_half(out / name)
         stale = out / (name + ".data")
         stale.unlink(missing_ok=True)
-    model.eval()  # the TorchScript exporter leaves the wrapped encoder in training mode
+    model.eval()
     document = {
         "source": vocabs.source.index2word,
         "target": vocabs.target.index2word,
