@@ -32,6 +32,11 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Ten
         return F.softmax(scores, dim=-1)
     check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")
     check_same_device(scores=scores, mask=mask)
+    return _masked_softmax(scores, mask)  # (B, T, S)
+
+
+def _masked_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """`masked_softmax` without the checks, for loops that checked their inputs once."""
     keep = mask.unsqueeze(1)  # (B, 1, S)
     scores = scores.masked_fill(~keep, torch.finfo(scores.dtype).min)  # (B, T, S)
     return F.softmax(scores, dim=-1).masked_fill(~keep, 0.0)  # (B, T, S)

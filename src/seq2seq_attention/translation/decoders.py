@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..attention.attention import Attention, build_attention
+from ..attention.attention import Attention, _masked_softmax, build_attention
 from ..attention.scores import SCORES, AdditiveScore
 from ..core.checks import check_indices, check_module_device, check_module_dtype, check_same_device, check_tensor
 from ..core.errors import InputError, echo
@@ -310,6 +310,8 @@ class AttnDecoderRNN(StepDecoder):
         additive = isinstance(score, AdditiveScore)
         w_state = torch.cat((score.Wa.weight, gru.weight_hh_l0)) if additive else gru.weight_hh_l0  # (4H or 3H, H)
         b_state = torch.cat((score.Wa.bias, gru.bias_hh_l0)) if additive else gru.bias_hh_l0  # (4H or 3H,)
+        if source_mask is not None:
+            keys = keys.masked_fill(~source_mask.unsqueeze(2), 0.0)  # (B, S, H): as `Attention`, padding never leaks
         hidden = state.hidden[0]  # (B, H)
         states = []
         for t in range(target_tensor.size(1)):
@@ -320,9 +322,10 @@ class AttnDecoderRNN(StepDecoder):
             else:
                 gates_hidden = projected  # (B, 3H)
                 scores = score.compare(hidden.unsqueeze(1), proj_keys).squeeze(1)  # (B, S)
-            if source_mask is not None:
-                scores = scores.masked_fill(~source_mask, torch.finfo(scores.dtype).min)  # (B, S)
-            weights = torch.softmax(scores, dim=1)  # (B, S)
+            if source_mask is None:
+                weights = torch.softmax(scores, dim=1)  # (B, S)
+            else:
+                weights = _masked_softmax(scores.unsqueeze(1), source_mask).squeeze(1)  # (B, S): the module's masking
             context = torch.bmm(weights.unsqueeze(1), keys).squeeze(1)  # (B, H)
             gates_input = gates_embedded[:, t] + F.linear(context, w_context)  # (B, 3H)
             i_r, i_z, i_n = gates_input.chunk(3, dim=1)  # (B, H) each
