@@ -11,6 +11,7 @@ interface, so that `greedy_search` and `beam_search` decode with them.
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -155,6 +156,12 @@ def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[P
 # --8<-- [end:export_onnx]
 
 
+class Session(Protocol):
+    """What `GraphDecoder` uses of an `onnxruntime.InferenceSession`."""
+
+    def run(self, output_names: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]: ...
+
+
 class GraphDecoder:
     """The two exported graphs behind the decoder's step interface, so that `search.py` decodes with them.
 
@@ -167,7 +174,7 @@ class GraphDecoder:
         step: an onnxruntime session of `step.onnx`.
     """
 
-    def __init__(self, encoder, step) -> None:
+    def __init__(self, encoder: Session, step: Session) -> None:
         self.encoder, self.step = encoder, step
 
     def init_state(self, tokens: list[int]) -> DecoderState:
