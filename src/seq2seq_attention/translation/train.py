@@ -21,6 +21,7 @@ from ..core.training import SCHEDULES, make_optimizer, make_scheduler, optimizer
 from ..core.vocabulary import Vocabularies
 from .corpus import (
     ENG_PREFIXES,
+    EVAL_SPLITS,
     MAX_WORDS,
     SPLITS,
     Pair,
@@ -33,6 +34,9 @@ from .corpus import (
 from .decoders import DECODER_SCORES
 from .evaluate import Evaluation, evaluate
 from .model import DECODERS, MAX_SIZE, Seq2Seq, build_model
+
+BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
+"""What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""
 
 TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
 """How the teacher-forcing ratio changes over the epochs (`teacher_forcing_at`)."""
@@ -113,6 +117,17 @@ class TrainConfig:
         high=1e9,
         low_open=True,
     )
+    budget_clock: str = setting(
+        "wall",
+        "what the time budget counts: wall-clock seconds, or this process's CPU seconds",
+        choices=tuple(BUDGET_CLOCKS),
+    )
+    eval_split: str = setting(
+        "test",
+        "where the held-out loss and BLEU are measured: test, or dev (carved from the training split, which then "
+        "trains without it; the test split is not read)",
+        choices=EVAL_SPLITS,
+    )
     label_smoothing: float = setting(
         0.0, "weight moved from the true word to all words in the loss", low=0.0, high=1.0, high_open=True
     )
@@ -126,7 +141,7 @@ class TrainConfig:
             choices = f"one of {', '.join(allowed)}" if allowed else "none (it has no attention)"
             raise InputError(f"score {self.score!r} does not fit the {self.decoder} decoder; expected {choices}")
 
-    RESUMABLE_CHANGES = ("epochs", "time_budget")
+    RESUMABLE_CHANGES = ("epochs", "time_budget", "budget_clock")
     """Fields that may differ between a run and the run it resumes."""
     LEGACY_DEFAULTS = {"split": "by_french", "teacher_forcing_schedule": "constant", "teacher_forcing_k": 5.0}
     """Values of fields that a checkpoint saved before the field existed had in effect."""
@@ -172,7 +187,7 @@ class TrainResult:
         model: the trained model (in eval mode).
         vocabs: its vocabularies (from the training split).
         history: one dict per finished epoch: ``epoch``, ``loss`` (training, per target
-            token), ``test_loss`` (held-out, teacher forced), ``seconds``.
+            token), ``test_loss`` (held-out: the pairs of `eval_split`, teacher forced), ``seconds``.
         stopped_by_budget: True when the time budget ended the run early.
         evaluation: the held-out BLEU and exact match (`evaluation_record`), when measured.
     """
@@ -342,7 +357,8 @@ def train(
     run = _start_run(config, train_pairs, test_pairs, directory if resume else None, device)
     stopped_by_budget = _train_epochs(config, run, directory, device, progress, log)
     run.model.eval()
-    scores = evaluate(run.model, run.vocabs, test_pairs, split=config.split) if measure_bleu and test_pairs else None
+    split_name = config.split if config.eval_split == "test" else f"{config.split}:{config.eval_split}"
+    scores = evaluate(run.model, run.vocabs, test_pairs, split=split_name) if measure_bleu and test_pairs else None
     evaluation = evaluation_record(scores) if scores is not None else None
     if directory is not None:
         _save(directory, config, run, final={"evaluation": evaluation}, keep_training_state=keep_training_state)
@@ -352,13 +368,17 @@ def train(
 def _split_data(
     config: TrainConfig, pairs: Sequence[Pair] | None, device: torch.device, log: Callable[[str], None]
 ) -> tuple[list[Pair], list[Pair]]:
-    """The (training, held-out) pairs: `pairs`, or the bundled corpus filtered by `config.max_words`."""
+    """The (training, held-out) pairs of `pairs`, or of the bundled corpus filtered by `config.max_words`.
+
+    The held-out pairs are those of `config.eval_split` (the development pairs with ``"dev"``).
+    """
     pairs = list(pairs) if pairs is not None else load_pairs(config.max_words, ENG_PREFIXES)
-    train_pairs, test_pairs = split_pairs(pairs, config.split)
+    train_pairs, test_pairs = split_pairs(pairs, config.split, config.eval_split)  # test_pairs: dev with "dev"
     if not train_pairs:
         raise InputError("no training pairs: the filter or the split left nothing to train on")
+    held_out = "held out" if config.eval_split == "test" else config.eval_split
     log(
-        f"{len(pairs)} pairs ({len(train_pairs)} train, {len(test_pairs)} held out); "
+        f"{len(pairs)} pairs ({len(train_pairs)} train, {len(test_pairs)} {held_out}); "
         f"decoder={config.decoder} score={config.score or '-'} H={config.hidden_size} device={device}"
     )
     return train_pairs, test_pairs
@@ -406,20 +426,19 @@ def _train_epochs(
 ) -> bool:
     """Train the remaining epochs, saving after each; True when the time budget ended the run early."""
     criterion = make_criterion(config)
-    started = time.perf_counter()
+    budget = _Budget(config.time_budget, config.budget_clock)
     for epoch in range(run.start_epoch + 1, config.epochs + 1):
-        if epoch > run.start_epoch + 1 and _out_of_time(config, started, run.history[-1]["seconds"]):
-            elapsed = time.perf_counter() - started
-            log(f"time budget of {config.time_budget:.0f} s reached after {elapsed:.0f} s: no epoch {epoch}")
+        if epoch > run.start_epoch + 1 and budget.no_room_for_another_epoch():  # every run trains one epoch
+            log(f"time budget of {config.time_budget:.0f} s reached after {budget.elapsed():.0f} s: no epoch {epoch}")
             return True
-        tic = time.perf_counter()
+        tic = budget.start_epoch()
         loss, ratio = train_epoch(
             run.model, run.loader, run.optimizer, criterion, config, epoch, device, progress, run.scheduler
         )
         if not math.isfinite(loss):
             raise InputError(f"the loss became {loss} in epoch {epoch}; lower the learning rate")
         test_loss = mean_loss(run.model, run.test_set, device) if run.test_set is not None else float("nan")
-        seconds = time.perf_counter() - tic
+        seconds = budget.end_epoch(tic)
         run.history.append(
             {"epoch": epoch, "loss": loss, "test_loss": test_loss, "seconds": seconds, "teacher_forcing_ratio": ratio}
         )
@@ -429,11 +448,29 @@ def _train_epochs(
     return False
 
 
-def _out_of_time(config: TrainConfig, started: float, last_epoch_seconds: float) -> bool:
-    """Whether one more epoch as long as the last one would overrun the time budget."""
-    if config.time_budget is None:
-        return False
-    return time.perf_counter() - started + last_epoch_seconds > config.time_budget
+class _Budget:
+    """The time budget of a run, counted in the clock `budget_clock` names (`BUDGET_CLOCKS`)."""
+
+    def __init__(self, seconds: float | None, budget_clock: str) -> None:
+        self.seconds = seconds
+        self.clock = getattr(time, BUDGET_CLOCKS[budget_clock])
+        self.started = self.clock()
+        self.last_epoch_cost = 0.0  # in the budget's clock
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+    def no_room_for_another_epoch(self) -> bool:
+        """Whether one more epoch as costly as the last one would overrun the budget."""
+        return self.seconds is not None and self.elapsed() + self.last_epoch_cost > self.seconds
+
+    def start_epoch(self) -> tuple[float, float]:
+        return time.perf_counter(), self.clock()
+
+    def end_epoch(self, tic: tuple[float, float]) -> float:
+        """Record the epoch's cost; returns its wall-clock seconds (for the log and the history)."""
+        self.last_epoch_cost = self.clock() - tic[1]
+        return time.perf_counter() - tic[0]
 
 
 def _save(
