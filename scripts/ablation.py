@@ -215,7 +215,7 @@ def table_lines(out: Path) -> list[str]:
     labels = {row: label for row, (label, _) in {**ROWS, **DECODES}.items()}
     lines = [
         "--8<-- [start:ablation]",
-        "| 바꾼 것 | 시드 | dev BLEU (시드별) | 평균 | 범위 | 평균의 95% 구간 | CPU 초 | epoch | 기준 대비 |",
+        "| 바꾼 것 | 시드 | dev BLEU (시드별) | 평균 | 범위 | 평균의 95% 구간 | CPU 초 | 에폭 | 기준 대비 |",
         "|---|---:|---|---:|---:|---|---:|---:|---|",
     ]
     baseline = summary.get("baseline")
