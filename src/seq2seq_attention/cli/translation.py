@@ -12,7 +12,7 @@ from ..core.device import parse_device
 from ..core.errors import InputError
 from ..translation.corpus import MAX_WORDS, load_pairs, split_pairs
 from ..translation.decoders import MAX_LENGTH
-from ..translation.export import export_onnx
+from ..translation.export import export_onnx, export_sentences
 from ..translation.pretrained import DEFAULT_PRETRAINED, default_checkpoint
 from ..translation.search import MAX_STEPS, SentenceError, translate
 from ..translation.train import TrainConfig, train
@@ -115,7 +115,8 @@ def run_export(args: argparse.Namespace) -> int:
     checkpoint = load_checkpoint(args.checkpoint or default_checkpoint(), "cpu")
     if checkpoint.config.get("task") != "translation":
         raise InputError(f"{args.checkpoint} holds a {checkpoint.config.get('task')} model, not a translator")
-    for path in export_onnx(checkpoint.model, checkpoint.vocabs, args.out):
+    split = checkpoint.training.get("config", {}).get("split", "by_english")
+    for path in [*export_onnx(checkpoint.model, checkpoint.vocabs, args.out), export_sentences(args.out, split)]:
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")
     return 0
 
@@ -191,7 +192,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "export-onnx",
         help="export a translator to ONNX for the live page (encoder and decoder step, float16 weights)",
         description=(
-            "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out. The weights "
+            "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out, and "
+            "sentences.json (the French sentences of its training and held-out split). The weights "
             "are stored as float16; the graphs compute what the model computes with its weights rounded to float16."
         ),
     )

@@ -2,7 +2,8 @@
 
 `export_onnx` writes `encoder.onnx` (tokens -> keys, first hidden state, projected keys),
 `step.onnx` (token, hidden, keys, projected keys -> logits, next hidden, attention weights) and
-`vocabularies.json`. The weights are stored as float16 (cast back to float32 inside the graph), so
+`vocabularies.json`; `export_sentences` writes `sentences.json`, the normalised French sentences
+of the training and held-out split, so that the page can say which one a typed sentence is. The weights are stored as float16 (cast back to float32 inside the graph), so
 the two graphs compute exactly what `half_precision(model)` computes in PyTorch: the model with
 every weight rounded to float16 and back. Greedy decoding with them is `greedy_tokens`.
 """
@@ -17,7 +18,7 @@ from torch import nn
 from ..core.errors import InputError
 from ..core.tokens import EOS_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
-from .corpus import MAX_WORDS
+from .corpus import MAX_WORDS, load_pairs, split_pairs
 from .decoders import MAX_LENGTH, DecoderState
 from .model import Seq2Seq
 
@@ -150,6 +151,25 @@ def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[P
 
 
 # --8<-- [end:export_onnx]
+
+
+def export_sentences(out: str | Path, split: str = "by_english") -> Path:
+    """Write `sentences.json`: the distinct normalised French sentences of each side of `split`, sorted.
+
+    A French sentence can be on both sides (the main split keys on the English sentence, and
+    several English sentences share a French one); the page calls such a sentence trained-on.
+    """
+    train, held_out = split_pairs(load_pairs(), split)
+    document = {
+        "split": split,
+        "train": sorted({pair.source for pair in train}),
+        "held_out": sorted({pair.source for pair in held_out}),
+    }
+    path = Path(out) / "sentences.json"
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    temporary.replace(path)
+    return path
 
 
 def greedy_tokens(encoder, step, tokens: list[int], max_length: int = MAX_LENGTH) -> tuple[list[int], np.ndarray]:
