@@ -11,7 +11,7 @@ from torch import nn
 
 from seq2seq_attention.core.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
 from seq2seq_attention.core.errors import InputError
-from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX, SPECIAL_TOKENS
 from seq2seq_attention.translation.corpus import Pair, TranslationDataset, build_vocabularies, collate, split_pairs
 from seq2seq_attention.translation.decoders import AttnDecoderRNN, DecoderRNN
 from seq2seq_attention.translation.evaluate import evaluate
@@ -135,6 +135,31 @@ def test_time_budget_stops_between_epochs():
     result = train(tiny(epochs=50, time_budget=1e-9), pairs=PAIRS, progress=False, log=lines.append)
     assert result.stopped_by_budget and len(result.history) == 1
     assert "time budget" in lines[-1]
+
+
+@pytest.mark.parametrize(("clock", "epochs_run"), [("wall", 1), ("cpu", 3)])
+def test_time_budget_counts_the_chosen_clock(monkeypatch, clock: str, epochs_run: int):
+    ticks = iter(range(0, 10**9, 1000))  # every wall-clock reading is 1000 s after the last; CPU time runs as is
+    monkeypatch.setattr("time.perf_counter", lambda: float(next(ticks)))
+    config = tiny(epochs=3, time_budget=100.0, budget_clock=clock)
+    result = train(config, pairs=PAIRS, progress=False, log=quiet, measure_bleu=False)
+    assert len(result.history) == epochs_run and result.stopped_by_budget == (epochs_run < 3)
+
+
+def test_dev_evaluation_reads_dev_only(tmp_path: Path):
+    pairs = [Pair(f"phrase {i} .", f"i am number {i} .") for i in range(80)]
+    rest, dev = split_pairs(pairs, eval_split="dev")
+    _, test = split_pairs(pairs)
+    assert dev and test
+    config = tiny(epochs=1, eval_split="dev")
+    result = train(config, pairs=pairs, checkpoint=tmp_path / "run", progress=False, log=quiet)
+    assert result.evaluation["split"] == "by_english:dev" and result.evaluation["pairs"] == len(dev)
+    trained_on = {word for pair in rest for word in pair.target.split()}
+    assert set(result.vocabs.target.index2word[len(SPECIAL_TOKENS) :]) == trained_on  # neither dev nor test
+    saved = load_checkpoint(tmp_path / "run").training
+    assert saved["config"]["eval_split"] == "dev" and saved["evaluation"]["pairs"] == len(dev)
+    with pytest.raises(InputError, match="eval_split: saved 'dev', now 'test'"):
+        train(tiny(epochs=2), pairs=pairs, checkpoint=tmp_path / "run", resume=True, progress=False, log=quiet)
 
 
 def test_config_is_checked():

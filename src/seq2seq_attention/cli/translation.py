@@ -26,9 +26,10 @@ def run_train(args: argparse.Namespace) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     pairs = load_pairs(config.max_words)
-    train_pairs, test_pairs = split_pairs(pairs, config.split)
+    train_pairs, test_pairs = split_pairs(pairs, config.split, config.eval_split)
+    held_out = "held out" if config.eval_split == "test" else "dev"
     print(
-        f"{len(pairs)} pairs ({len(train_pairs)} train, {len(test_pairs)} held out); "
+        f"{len(pairs)} pairs ({len(train_pairs)} train, {len(test_pairs)} {held_out}); "
         f"decoder={config.decoder} score={config.score or '-'} H={config.hidden_size} device={device}",
         flush=True,
     )

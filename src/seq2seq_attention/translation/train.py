@@ -20,6 +20,7 @@ from ..core.training import SCHEDULES, learning_rate_at, make_optimizer, optimiz
 from ..core.vocabulary import Vocabularies
 from .corpus import (
     ENG_PREFIXES,
+    EVAL_SPLITS,
     MAX_WORDS,
     SPLITS,
     Pair,
@@ -32,6 +33,9 @@ from .corpus import (
 from .decoders import DECODER_SCORES
 from .evaluate import Evaluation, evaluate
 from .model import DECODERS, MAX_SIZE, Seq2Seq, build_model
+
+BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
+"""What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""
 
 TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
 """How the teacher-forcing ratio changes over the epochs (`teacher_forcing_at`)."""
@@ -104,6 +108,17 @@ class TrainConfig:
         high=1e9,
         low_open=True,
     )
+    budget_clock: str = setting(
+        "wall",
+        "what the time budget counts: wall-clock seconds, or this process's CPU seconds",
+        choices=tuple(BUDGET_CLOCKS),
+    )
+    eval_split: str = setting(
+        "test",
+        "where the held-out loss and BLEU are measured: test, or dev (carved from the training split, which then "
+        "trains without it; the test split is not read)",
+        choices=EVAL_SPLITS,
+    )
     label_smoothing: float = setting(
         0.0, "weight moved from the true word to all words in the loss", low=0.0, high=1.0, high_open=True
     )
@@ -117,7 +132,7 @@ class TrainConfig:
             choices = f"one of {', '.join(allowed)}" if allowed else "none (it has no attention)"
             raise InputError(f"score {self.score!r} does not fit the {self.decoder} decoder; expected {choices}")
 
-    RESUMABLE_CHANGES = ("epochs", "time_budget")
+    RESUMABLE_CHANGES = ("epochs", "time_budget", "budget_clock")
     LEGACY_DEFAULTS = {"split": "by_french", "teacher_forcing_schedule": "constant", "teacher_forcing_k": 5.0}
     """Values of fields a checkpoint saved before the field existed (the first round split by French)."""
     """Fields that may differ between a run and the run it resumes."""
@@ -131,7 +146,7 @@ class TrainResult:
         model: the trained model (in eval mode).
         vocabs: its vocabularies (from the training split).
         history: one dict per finished epoch: ``epoch``, ``loss`` (training, per target
-            token), ``test_loss`` (held-out, teacher forced), ``seconds``.
+            token), ``test_loss`` (held-out: the pairs of `eval_split`, teacher forced), ``seconds``.
         stopped_by_budget: True when the time budget ended the run early.
         evaluation: the held-out BLEU and exact match (`evaluation_record`), when measured.
     """
@@ -280,7 +295,7 @@ def train(
     if checkpoint is not None:
         _check_checkpoint_directory(Path(checkpoint), resume, overwrite)
     pairs = list(pairs) if pairs is not None else load_pairs(config.max_words, ENG_PREFIXES)
-    train_pairs, test_pairs = split_pairs(pairs, config.split)
+    train_pairs, test_pairs = split_pairs(pairs, config.split, config.eval_split)  # test_pairs: dev with "dev"
     if not train_pairs:
         raise InputError("no training pairs: the filter or the split left nothing to train on")
 
@@ -309,22 +324,24 @@ def train(
         restore_training_state(resumed, optimizer)
     criterion = make_criterion(config)
 
-    started = time.perf_counter()
-    last_epoch_seconds = 0.0
+    clock = getattr(time, BUDGET_CLOCKS[config.budget_clock])
+    started = clock()
+    last_epoch_cost = 0.0  # in the budget's clock
     stopped_by_budget = False
     for epoch in range(start_epoch + 1, config.epochs + 1):
-        elapsed = time.perf_counter() - started
-        over_budget = config.time_budget is not None and elapsed + last_epoch_seconds > config.time_budget
+        elapsed = clock() - started
+        over_budget = config.time_budget is not None and elapsed + last_epoch_cost > config.time_budget
         if over_budget and epoch > start_epoch + 1:  # every run trains at least one epoch
             stopped_by_budget = True
             log(f"time budget of {config.time_budget:.0f} s reached after {elapsed:.0f} s: no epoch {epoch}")
             break
-        tic = time.perf_counter()
+        tic, cost_tic = time.perf_counter(), clock()
         epoch_loss = train_epoch(model, loader, optimizer, criterion, config, epoch, device, progress)
         if not math.isfinite(epoch_loss):
             raise InputError(f"the loss became {epoch_loss} in epoch {epoch}; lower the learning rate")
         test_loss = mean_loss(model, test_set, device) if test_set is not None else float("nan")
         last_epoch_seconds = time.perf_counter() - tic
+        last_epoch_cost = clock() - cost_tic
         ratio = teacher_forcing_at(
             config.teacher_forcing_schedule, config.teacher_forcing_ratio, config.teacher_forcing_k, epoch
         )
@@ -342,7 +359,8 @@ def train(
             training = {"config": asdict(config), "epoch": epoch, "history": history}
             save_checkpoint(checkpoint, model, vocabs, training=training, optimizer=optimizer, save_rng=True)
     model.eval()
-    scores = evaluate(model, vocabs, test_pairs, split=config.split) if measure_bleu and test_pairs else None
+    split_name = config.split if config.eval_split == "test" else f"{config.split}:{config.eval_split}"
+    scores = evaluate(model, vocabs, test_pairs, split=split_name) if measure_bleu and test_pairs else None
     evaluation = evaluation_record(scores) if scores is not None else None
     if checkpoint is not None:
         final = {"config": asdict(config), "epoch": history[-1]["epoch"] if history else start_epoch}
