@@ -47,7 +47,8 @@ return {ready: r.dataset.ready, done: r.dataset.done, busy: r.dataset.busy, luon
         progress: r.querySelector("[data-live=progress-text]").textContent,
         bar: !r.querySelector("[data-live=progress-bar]").hidden,
         disabled: [...r.querySelectorAll("form button, form input")].map((c) => c.disabled),
-        outputs: Object.fromEntries(["bahdanau", "luong"].map((m) => [m, column(m).querySelector("[data-live=output]").textContent])),
+        outputs: Object.fromEntries(["bahdanau", "luong"].map(
+          (m) => [m, column(m).querySelector("[data-live=output]").textContent])),
         tables: Object.fromEntries(["bahdanau", "luong"].map((m) => [m, table(m)]))};
 """
 SET_AND_CLICK_JS = """
@@ -69,8 +70,10 @@ def _state(driver) -> dict:
 def _idle(driver, luong: bool = True) -> dict:
     """Wait until the page has loaded (both models when `luong`) and no run is going; the state then."""
     WebDriverWait(driver, 60, poll_frequency=0.05).until(
-        lambda d: (s := _state(d))["ready"] == "error"
-        or (s["ready"] == "true" and s["done"] == "true" and s["busy"] == "false" and (s["luong"] or not luong))
+        lambda d: (
+            (s := _state(d))["ready"] == "error"
+            or (s["ready"] == "true" and s["done"] == "true" and s["busy"] == "false" and (s["luong"] or not luong))
+        )
     )
     state = _state(driver)
     assert state["ready"] == "true", state["message"]
@@ -186,8 +189,9 @@ def test_controls_look_like_controls_in_both_themes(live):
             "const r = document.getElementById('live-translator');"
             "const s = (e) => getComputedStyle(e);"
             "const i = s(r.querySelector('[data-live=input]')), b = s(r.querySelector('[data-live=button]'));"
-            "return {inputBorder: i.borderTopWidth + ' ' + i.borderTopStyle, inputText: i.color, inputBg: i.backgroundColor,"
-            "        buttonBg: b.backgroundColor, buttonText: b.color, cursor: b.cursor, page: s(document.body).backgroundColor};",
+            "return {inputBorder: i.borderTopWidth + ' ' + i.borderTopStyle, inputText: i.color,"
+            "        inputBg: i.backgroundColor, buttonBg: b.backgroundColor, buttonText: b.color, cursor: b.cursor,"
+            "        page: s(document.body).backgroundColor};",
             scheme,
         )
         assert style["inputBorder"] == "1px solid" and style["cursor"] == "pointer", (scheme, style)
@@ -215,7 +219,9 @@ def test_the_page_says_what_the_model_knows_and_where_a_sentence_comes_from(live
     from seq2seq_attention import load_pairs, split_pairs
 
     train, held_out = (set(pair.source for pair in side) for side in split_pairs(load_pairs()))
-    examples = live.execute_script("return [...document.querySelectorAll('[data-live=example]')].map(e => e.textContent);")
+    examples = live.execute_script(
+        "return [...document.querySelectorAll('[data-live=example]')].map(e => e.textContent);"
+    )
     assert len(examples) >= 3 and all(e in held_out and e not in train for e in examples), examples
     live.execute_script("document.querySelector('[data-live=example]').click();")
     state = _idle(live)
@@ -259,7 +265,8 @@ def test_forcing_a_candidate_by_clicking_redecodes_from_there(live):
     sentence = held_out_sentences(1)[0]
     _translate(live, sentence)
     live.execute_script(
-        "document.querySelector('[data-model-column=bahdanau] .live-topk tbody tr:nth-child(2) [data-live=force]').click();"
+        "document.querySelector('[data-model-column=bahdanau] .live-topk tbody tr:nth-child(2) [data-live=force]')"
+        ".click();"
     )
     state = _idle(live)
     ids = encode(sentence)
@@ -312,6 +319,7 @@ def test_the_beam_button_shows_the_kept_hypotheses_and_the_result(live):
     tokens, score = reference_beam("luong", encode(sentence), 4)
     assert state["beam"]["tokens"] == tokens and abs(state["beam"]["score"] - score) < 1e-4
     steps = live.execute_script(
-        "return [...document.querySelectorAll('.live-beam-steps > li')].map(li => li.querySelectorAll('.live-hyp').length);"
+        "return [...document.querySelectorAll('.live-beam-steps > li')]"
+        ".map(li => li.querySelectorAll('.live-hyp').length);"
     )
     assert steps and all(count >= 4 for count in steps[:-1]), steps

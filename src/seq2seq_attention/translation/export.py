@@ -3,9 +3,10 @@
 `export_onnx` writes `encoder.onnx` (tokens -> keys, first hidden state, projected keys),
 `step.onnx` (token, hidden, keys, projected keys -> logits, next hidden, attention weights) and
 `vocabularies.json`; `export_sentences` writes `sentences.json`, the normalised French sentences
-of the training and held-out split, so that the page can say which one a typed sentence is. The weights are stored as float16 (cast back to float32 inside the graph), so
-the two graphs compute exactly what `half_precision(model)` computes in PyTorch: the model with
-every weight rounded to float16 and back. Greedy decoding with them is `greedy_tokens`.
+of the training and held-out split, so that the page can say which one a typed sentence is. The
+weights are stored as float16 (cast back to float32 inside the graph), so the two graphs compute
+exactly what `half_precision(model)` computes in PyTorch: the model with every weight rounded to
+float16 and back. Greedy decoding with them is `greedy_tokens`.
 """
 
 import json
