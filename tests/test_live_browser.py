@@ -144,12 +144,16 @@ def test_at_10_mbit_s_the_page_shows_progress_and_keeps_its_controls_off(browser
         waited = time.monotonic() - started
     finally:
         browser.delete_network_conditions()
-    print(f"at 10 Mbit/s: first translation {state['first']:.0f} ms after the page started loading ({waited:.1f} s)")
-    loading = [s for s in samples if s["progress"].startswith("불러오는 중")]
+    luong = browser.execute_script("return window.liveApi.times.luong;")
+    print(
+        f"at 10 Mbit/s: first translation {state['first']:.0f} ms after the page started loading, "
+        f"Luong ready at {luong:.0f} ms ({waited:.1f} s in all)"
+    )
+    loading = [s for s in samples if s["progress"].startswith("불러오는 중") and s["ready"] != "true"]
     assert len(loading) >= 5, [s["progress"] for s in samples]
-    assert all(all(s["disabled"]) for s in loading), "a control was enabled while the models were loading"
+    assert all(all(s["disabled"]) for s in loading), "a control was enabled before the first model had loaded"
     assert len({s["progress"] for s in loading}) >= 5, "the progress did not move"
-    assert "MB" in loading[-1]["progress"] and loading[-1]["bar"]
+    assert all("MB" in s["progress"] and s["bar"] for s in loading[1:]), loading[-1]
     assert state["first"] > 5000, "the throttle did not slow the download (is it in bytes per second?)"
 
 

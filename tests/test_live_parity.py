@@ -100,3 +100,19 @@ def test_the_sentence_lists_are_the_split_the_models_trained_on(tmp_path):
 
 def test_everything_the_page_fetches_fits_20_mb():
     assert sum(path.stat().st_size for path in PAGE_FILES) <= PAGE_BUDGET
+
+
+@pytest.mark.parametrize(
+    ("prefix", "message"),
+    [
+        (torch.zeros(2, 1, dtype=torch.long), r"prefix must be \(B, P\) with B=1, got \(2, 1\)"),
+        (torch.zeros(1, 11, dtype=torch.long), "at most max_length=10 words, got P=11"),
+        (torch.zeros(1, 1), "prefix must hold token indices as torch.long"),
+    ],
+)
+def test_a_bad_prefix_is_refused_with_what_was_expected(graphs, prefix, message):
+    from seq2seq_attention.core.errors import InputError
+
+    graph = graphs["bahdanau"]
+    with pytest.raises(InputError, match=message):
+        greedy_search(graph.forward_step, graph.init_state(encode("je suis fatigue .")), prefix=prefix)

@@ -15,6 +15,7 @@
   const started = performance.now();
   const loaded = {};  // model name -> {encoder, step}
   let vocab = null, splits = null, first = true, busy = 0, run = 0;
+  let settling = true;  // until the second model has loaded (or failed to) and translated: data-done stays false
   let current = null;  // the sentence shown: {words, ids, source, results: {model: decoded}, forced: {model: tokens}}
   const live = { models: loaded, times: {} };  // times: ms after the script started, per phase  // what the browser test calls: the same functions the page uses
   window.liveApi = live;
@@ -307,7 +308,7 @@
       }
     } finally {
       busyOff();
-      if (mine === run) root.dataset.done = "true";
+      if (mine === run && !settling) root.dataset.done = "true";
     }
   }
 
@@ -429,42 +430,56 @@
     root.dataset.downloaded = got;
   }
 
-  async function download(path, label) {
-    const response = await fetch(`${base}${path}`);
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  function counted(response, label) {  // the response's body, read through a counter that the progress line shows
     const file = { got: 0, total: Number(response.headers.get("Content-Length")) || 0, done: false };
     progress.files.set(label, file);
     drawProgress();
     const reader = response.body.getReader();
-    const chunks = [];
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      file.got += value.length;
-      drawProgress();
-    }
-    const bytes = new Uint8Array(file.got);
-    let at = 0;
-    for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.length; }
-    file.done = true;
-    drawProgress();
-    return bytes;
+    return new ReadableStream({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          file.done = true;
+          controller.close();
+        } else {
+          file.got += value.length;
+          controller.enqueue(value);
+        }
+        drawProgress();
+      },
+    });
+  }
+
+  async function download(path, label) {
+    const response = await fetch(`${base}${path}`);
+    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+    return new Uint8Array(await new Response(counted(response, label)).arrayBuffer());
+  }
+
+  // onnxruntime-web fetches its WebAssembly binary itself and compiles it while the bytes arrive. So that the
+  // progress line can count those bytes too, fetch is wrapped until the runtime is up: the runtime gets the real
+  // response, its body read through the counter.
+  function countRuntimeFetch() {
+    const original = window.fetch;
+    window.fetch = async (input, init) => {
+      const response = await original(input, init);
+      if (!String(input).endsWith("ort-wasm.wasm") || !response.ok) return response;
+      const body = counted(response, "실행기 ort-wasm.wasm");
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    return () => { window.fetch = original; };
   }
 
   const text = (bytes) => JSON.parse(new TextDecoder().decode(bytes));
 
-  function fetchModel(model) {
+  function fetchModel(model) {  // the two graphs' bytes, as two promises
     const dir = MODELS[model].dir;
-    return Promise.all([
-      download(`${dir}encoder.onnx`, `${model} encoder.onnx`), download(`${dir}step.onnx`, `${model} step.onnx`),
-    ]);
+    return ["encoder", "step"].map((part) => download(`${dir}${part}.onnx`, `${model} ${part}.onnx`));
   }
 
-  async function openModel(model, [encoder, step]) {
-    loaded[model] = {
-      encoder: await ort.InferenceSession.create(encoder), step: await ort.InferenceSession.create(step),
-    };
+  async function openModel(model, [encoder, step]) {  // the first session made also starts the runtime
+    const encoderSession = await ort.InferenceSession.create(await encoder);
+    loaded[model] = { encoder: encoderSession, step: await ort.InferenceSession.create(await step) };
     live.times[model] = performance.now() - started;
     root.dataset[model] = "ready";
   }
@@ -490,27 +505,27 @@
     ort.env.wasm.simd = false;  // only ort-wasm.wasm is vendored (the smallest build)
     ort.env.wasm.numThreads = 1;
     busyOn();
+    const restoreFetch = countRuntimeFetch();
+    ort.env.wasm.wasmPaths = `${base}onnxruntime-web/`;
     try {
-      const bahdanau = fetchModel("bahdanau");
-      const [runtime, vocabBytes, sentenceBytes] = await Promise.all([
-        download("onnxruntime-web/ort-wasm.wasm", "실행기 ort-wasm.wasm"),
+      const bahdanau = openModel("bahdanau", fetchModel("bahdanau"));  // starts as soon as the encoder's bytes are in
+      const [vocabBytes, sentenceBytes] = await Promise.all([
         download("live/vocabularies.json", "어휘 vocabularies.json"),
         download("live/sentences.json", "문장 목록 sentences.json"),
       ]);
-      live.times.downloaded = performance.now() - started;
-      const runtimeUrl = URL.createObjectURL(new Blob([runtime], { type: "application/wasm" }));
-      ort.env.wasm.wasmPaths = { "ort-wasm.wasm": runtimeUrl };
       const data = text(vocabBytes), sentences = text(sentenceBytes);
       vocab = { ...data, index: new Map(data.source.map((w, i) => [w, i])) };
       splits = { train: new Set(sentences.train), held_out: new Set(sentences.held_out) };
       fillKnowledge();
-      await openModel("bahdanau", await bahdanau);
+      await bahdanau;
     } catch (error) {
       $("message").textContent = `모델을 불러오지 못했습니다(${error}). 파일로 연 페이지(file://)에서는 브라우저가 모델 파일을 읽지 못하게 막습니다. mkdocs serve나 게시된 사이트에서 여세요.`;
       $("progress").hidden = true;
       root.dataset.ready = "error";
       busyOff();
       return;
+    } finally {
+      restoreFetch();
     }
     $("form").addEventListener("submit", (event) => { event.preventDefault(); translate(); });
     $("beam-run").addEventListener("click", runBeam);
@@ -522,14 +537,16 @@
     const luongFiles = fetchModel("luong");  // the second model downloads while the first translates
     if (root.dataset.autostart !== "false") await translate();
     try {
-      await openModel("luong", await luongFiles);
+      await openModel("luong", luongFiles);
+      while (busy) await new Promise((resolve) => setTimeout(resolve, 50));  // a run in progress finishes first
+      enableControls();  // the Luong controls too, now
+      if (current && !current.results.luong) await runModels(["luong"]);
     } catch (error) {
       $("message").textContent = `Luong 모델을 불러오지 못했습니다(${error}).`;
-      return;
+    } finally {
+      settling = false;
+      if (!busy) root.dataset.done = "true";
     }
-    while (busy) await new Promise((resolve) => setTimeout(resolve, 50));  // a run in progress finishes first
-    enableControls();  // the Luong controls too, now
-    if (current && !current.results.luong) await runModels(["luong"]);
   }
   start();
 })();
