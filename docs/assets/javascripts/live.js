@@ -424,6 +424,7 @@
     bar.value = got;
     const pending = [...progress.files.values()].some((file) => !file.done);
     bar.hidden = !pending;
+    $("progress-note").hidden = !pending;
     $("progress-text").textContent = pending
       ? `불러오는 중 ${size(got)}/${size(total)}: ${parts.join(" · ")}`
       : `불러온 파일 ${size(got)}: ${parts.join(" · ")}`;
