@@ -442,13 +442,19 @@
         if (done) {
           file.done = true;
           controller.close();
+          drawProgress();
         } else {
           file.got += value.length;
           controller.enqueue(value);
+          laterProgress();
         }
-        drawProgress();
       },
     });
+  }
+
+  let frame = 0;
+  function laterProgress() {  // at most once a frame: a redraw per 64 kB chunk would cost the first translation
+    frame ||= requestAnimationFrame(() => { frame = 0; drawProgress(); });
   }
 
   async function download(path, label) {
@@ -535,10 +541,9 @@
     });
     root.dataset.ready = "true";
     busyOff();
-    const luongFiles = fetchModel("luong");  // the second model downloads while the first translates
     if (root.dataset.autostart !== "false") await translate();
     try {
-      await openModel("luong", luongFiles);
+      await openModel("luong", fetchModel("luong"));  // after the first translation: it competes with nothing
       while (busy) await new Promise((resolve) => setTimeout(resolve, 50));  // a run in progress finishes first
       enableControls();  // the Luong controls too, now
       if (current && !current.results.luong) await runModels(["luong"]);
