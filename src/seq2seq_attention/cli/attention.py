@@ -4,12 +4,14 @@ import argparse
 from pathlib import Path
 
 from ..core.checkpoint import load_checkpoint
+from ..core.config import saved_setting
 from ..core.errors import InputError
-from ..translation.corpus import MAX_WORDS
+from ..core.files import check_destination
 from ..translation.decoders import MAX_LENGTH
 from ..translation.plotting import plot_attention, save_figure, sentence_attention
 from ..translation.pretrained import default_checkpoint
 from ..translation.search import MAX_STEPS
+from ..translation.train import TrainConfig
 from .options import check_output_file, positive_int
 
 
@@ -18,11 +20,12 @@ def run_plot_attention(args: argparse.Namespace) -> int:
     checkpoint = load_checkpoint(args.checkpoint or default_checkpoint(), "cpu")
     if checkpoint.config.get("task") != "translation":
         raise InputError(f"{args.checkpoint} holds a {checkpoint.config.get('task')} model, not a translator")
-    saved = checkpoint.training.get("config")
-    max_words = saved.get("max_words", MAX_WORDS) if isinstance(saved, dict) else MAX_WORDS
+    max_words = saved_setting(TrainConfig, checkpoint.training, "max_words", f"checkpoint {checkpoint.path}")
     source_words, output_words, weights = sentence_attention(
         checkpoint.model, checkpoint.vocabs, args.sentence, max_words=max_words, max_length=args.max_length
     )  # weights: (T, S)
+    # after the sentence's own checks (a bad sentence is reported first), before anything is drawn
+    check_destination(args.output, "a file", overwrite=args.overwrite, what="--output")
     title = args.title or f"{checkpoint.config.get('decoder', '?')}: {' '.join(output_words)}"
     figure = plot_attention(weights, source_words, output_words, title=title)
     path = save_figure(figure, args.output)
@@ -46,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--checkpoint", type=Path, default=None, help="checkpoint directory (default: the packaged one)"
     )
     parser.add_argument("--output", "-o", type=Path, default=Path("attention.png"), help="image file to write")
+    parser.add_argument("--overwrite", action="store_true", help="replace the image that --output names")
     parser.add_argument("--title", default=None, help="title over the heatmap (default: decoder and translation)")
     parser.add_argument(
         "--max-length", type=positive_int(MAX_STEPS), default=MAX_LENGTH, help="most output words, <eos> included"

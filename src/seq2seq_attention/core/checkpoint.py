@@ -9,11 +9,12 @@ A checkpoint is a directory:
 * `training-<hash>.safetensors` (optional): the optimizer's tensors and the RNG states, so
   that an interrupted run resumes with the same losses as an uninterrupted one.
 
-Every file is written to a temporary file in the same directory and renamed into place
-(`os.replace`, atomic on POSIX). The tensor files are named after their content and the
-JSON is renamed last, so a crash at any moment leaves either the old checkpoint or the new
-one, never a mix. Loading checks the hashes, the config and every tensor's name, shape and
-dtype, and raises one `InputError` that says what is wrong. Both tasks use this one format:
+Every file is written to a staging folder in the same directory and renamed into place only
+when all were written (`core.files.staged_writes`). The tensor files are named after their
+content and the JSON is renamed last, so a crash at any moment leaves either the old checkpoint
+or the new one, never a mix. Saving and loading refuse a tensor that holds NaN or infinity (a
+model that cannot compute), naming it. Loading checks the hashes, the config and every tensor's
+name, shape and dtype, and raises one `InputError` that says what is wrong. Both tasks use this one format:
 the config's `task` names the builder (`MODEL_BUILDERS`) that rebuilds the model.
 """
 
@@ -22,7 +23,6 @@ import inspect
 import json
 import math
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +34,7 @@ from safetensors.torch import save as save_tensors
 from torch import nn
 
 from .errors import InputError, echo
+from .files import check_destination, staged_writes
 from .vocabulary import Vocabularies, Vocabulary
 
 FORMAT = "seq2seq-attention/checkpoint"
@@ -71,27 +72,22 @@ class Checkpoint:
     path: Path | None = None
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to a temporary file next to `path`, flush it to disk, then rename it over `path`."""
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.chmod(temp, 0o644)  # mkstemp makes it private; a checkpoint is meant to be shared
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+def _check_finite(tensors: dict[str, torch.Tensor], where: str) -> None:
+    """Refuse a floating-point tensor that holds NaN or infinity, naming it (one pass over each tensor)."""
+    for name, tensor in tensors.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            bad = int((~torch.isfinite(tensor)).sum())
+            raise InputError(
+                f"{where}: tensor {name} {tuple(tensor.shape)} holds {bad} non-finite value(s) (NaN or infinity); "
+                "a model with such weights cannot compute"
+            )
 
 
-def _store(directory: Path, stem: str, tensors: dict[str, torch.Tensor]) -> dict:
+def _serialize(stem: str, tensors: dict[str, torch.Tensor]) -> tuple[dict, bytes]:
     data = save_tensors({name: t.detach().cpu().contiguous() for name, t in tensors.items()})
     digest = hashlib.sha256(data).hexdigest()
     name = f"{stem}-{digest[:16]}.safetensors"
-    _write_atomic(directory / name, data)
-    return {"name": name, "sha256": digest, "bytes": len(data)}
+    return {"name": name, "sha256": digest, "bytes": len(data)}, data
 
 
 def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict]:
@@ -142,7 +138,8 @@ def save_checkpoint(
     a value that cannot be saved leaves the directory as it was.
 
     Args:
-        path: the checkpoint directory; created if missing, its old checkpoint replaced.
+        path: the checkpoint directory; created if missing, its old checkpoint replaced (a
+            checkpoint of another task, an ONNX export or a file there is refused).
         model: a model whose `config` (with its `task`) rebuilds it, as `build_model` and
             `build_classifier` set it.
         vocabs: the vocabularies the model was trained with.
@@ -153,6 +150,9 @@ def save_checkpoint(
 
     Returns:
         The checkpoint directory.
+
+    Raises:
+        InputError: a tensor holds NaN or infinity, or `path` holds an artifact of another kind.
     """
     config = getattr(model, "config", None)
     if not isinstance(config, dict) or config.get("task") not in MODEL_BUILDERS:
@@ -175,13 +175,21 @@ def save_checkpoint(
     except (TypeError, ValueError) as error:
         raise ValueError(f"the checkpoint cannot be saved as JSON: {error}") from error
     directory = Path(path)
-    directory.mkdir(parents=True, exist_ok=True)
-    files = {"model": _store(directory, "model", model.state_dict())}
-    if extra:
-        files["training"] = _store(directory, "training", extra)
+    check_destination(directory, f"a {config['task']} checkpoint", overwrite=True, what="checkpoint directory")
+    weights = model.state_dict()
+    _check_finite(weights, f"refusing to save the {config['task']} model")
+    _check_finite(extra, "refusing to save the training state")
+    files, contents = {}, []
+    for key, stem, tensors in (("model", "model", weights), ("training", "training", extra)):
+        if tensors:
+            files[key], data = _serialize(stem, tensors)
+            contents.append((directory / files[key]["name"], data))
     document["files"] = files
     text = json.dumps(document, ensure_ascii=False, indent=1, allow_nan=False)
-    _write_atomic(directory / JSON_NAME, text.encode("utf-8"))
+    contents.append((directory / JSON_NAME, text.encode("utf-8")))
+    with staged_writes(*(target for target, _ in contents)) as staged:
+        for staged_path, (_, data) in zip(staged, contents, strict=True):
+            staged_path.write_bytes(data)
     keep = {entry["name"] for entry in files.values()}
     for stale in directory.glob("*.safetensors"):
         if stale.name not in keep and stale.name.startswith(("model-", "training-")):
@@ -221,7 +229,8 @@ def _read_document(directory: Path) -> dict:
 
 
 def _read_tensors(directory: Path, entry: object, what: str) -> dict[str, torch.Tensor]:
-    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or "/" in entry["name"]:
+    name = entry.get("name") if isinstance(entry, dict) else None
+    if not isinstance(name, str) or "/" in name or os.path.basename(name) != name or name in ("", ".", ".."):
         raise InputError(f"checkpoint {directory} is corrupted: the entry for the {what} file is malformed")
     path = directory / entry["name"]
     if not path.is_file():
@@ -306,6 +315,7 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> Che
         raise InputError(
             f"checkpoint {directory} does not match its config {echo(config)}: " + "; ".join(p for p in parts if p)
         )
+    _check_finite(weights, f"checkpoint {directory} cannot be used")
     model.load_state_dict(weights)
     model.to(device).eval()
     return Checkpoint(model, vocabs, config, document.get("training") or {}, directory)
@@ -323,6 +333,7 @@ def restore_training_state(checkpoint: Checkpoint, optimizer: torch.optim.Optimi
     if entry is None:
         raise InputError(f"checkpoint {checkpoint.path} holds weights only, no training state to resume from")
     tensors = _read_tensors(checkpoint.path, entry, "training state")
+    _check_finite(tensors, f"checkpoint {checkpoint.path} cannot be resumed")
     if optimizer is not None:
         saved = checkpoint.training.get("optimizer")
         if not isinstance(saved, dict):

@@ -128,3 +128,24 @@ def config_from_dict(cls: type, data: object, where: str) -> Any:
     if unknown:
         raise InputError(f"{where}: unknown setting(s) {echo(unknown)}; expected some of {sorted(names)}")
     return cls(**data)
+
+
+def saved_setting(cls: type, training: object, name: str, where: str) -> Any:
+    """One setting that a checkpoint saved (``training["config"][name]``), checked with the command line's rules.
+
+    The field's default when the checkpoint saved no config, or a config without this setting.
+
+    Raises:
+        InputError: the saved config is not an object, or the value breaks the field's rules
+            (``max_words: "six"``), prefixed with `where`.
+    """
+    field = {f.name: f for f in dataclasses.fields(cls)}[name]
+    saved = training.get("config") if isinstance(training, dict) else None
+    if saved is None or (isinstance(saved, dict) and name not in saved):
+        return field.default
+    if not isinstance(saved, dict):
+        raise InputError(f"{where}: the saved training config is not an object, got {echo(saved)}")
+    try:
+        return check_value(name, field, saved[name])
+    except InputError as error:
+        raise InputError(f"{where}: the saved setting {error}") from None

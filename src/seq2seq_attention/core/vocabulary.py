@@ -87,7 +87,7 @@ class Vocabulary:
         Raises:
             InputError: the sentence is empty, or holds unknown words and `unknown="error"`.
         """
-        words = sentence.split() if isinstance(sentence, str) else list(sentence)
+        words = sentence.split() if isinstance(sentence, str) else _check_tokens(sentence)
         if not words:
             raise InputError(f"the sentence is empty: {echo(sentence)}")
         if unknown == "error":
@@ -153,6 +153,15 @@ class Vocabulary:
 
     def __repr__(self) -> str:
         return f"Vocabulary({self.name!r}, {len(self)} entries)"
+
+
+def _check_tokens(tokens: object) -> list[str]:
+    """A list of token strings (bytes are not text: decode them first)."""
+    if isinstance(tokens, bytes | bytearray):
+        raise InputError(f"a sentence must be a string or a list of strings, got bytes {echo(tokens, 60)}; decode it")
+    if not isinstance(tokens, Sequence) or not all(isinstance(token, str) for token in tokens):
+        raise InputError(f"a sentence must be a string or a list of strings, got {echo(tokens, 80)}")
+    return list(tokens)
 
 
 class Vocabularies(NamedTuple):

@@ -12,6 +12,7 @@ from ..core.batching import Batch
 from ..core.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from ..core.config import check_config, setting
 from ..core.errors import InputError
+from ..core.files import check_destination
 from ..core.training import BestWeights, make_optimizer, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
 from .classifier import CLASSIFIER_KINDS, build_classifier
@@ -130,13 +131,17 @@ def run_training(
     checkpoint: Path | None = None,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    overwrite: bool = False,
 ) -> dict[str, object]:
     """Train one classifier with a fixed seed and return its sizes, history and test accuracy.
 
     The seed fixes the initial weights, the batch order and the dropout masks; the split does
     not depend on it (`split_examples`). With `checkpoint`, the model is saved there (the shared
-    checkpoint format) with its config, vocabulary and the returned record.
+    checkpoint format) with its config, vocabulary and the returned record; a checkpoint already
+    there is replaced only with `overwrite`, and never one of another kind (checked before training).
     """
+    if checkpoint is not None:
+        check_destination(Path(checkpoint), "a sentiment checkpoint", overwrite=overwrite, what="checkpoint")
     data = prepare_data(config.sources)
     torch.manual_seed(config.seed)
     model = build_classifier(config.kind, len(data.vocab)).to(device or torch.device("cpu"))

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from ..core.batching import collate
 from ..core.errors import InputError
+from ..core.files import staged_writes
 from ..core.fonts import label
 from ..core.tokens import EOS_IDX
 from ..core.vocabulary import Vocabularies
@@ -88,10 +89,14 @@ def plot_attention(
 
 
 def save_figure(figure: Figure, path: str | Path, dpi: int = 120) -> Path:
-    """Write a figure to `path` (PNG by extension), creating the parent folder."""
+    """Write a figure to `path` (PNG by extension), creating the parent folder.
+
+    The image is written to a staging folder and renamed over `path` once complete
+    (`core.files.staged_writes`), so a failure leaves an older image as it was.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=dpi)
+    with staged_writes(path) as (staged,):
+        figure.savefig(staged, dpi=dpi)
     return path
 
 

@@ -192,10 +192,8 @@ def prepare_sentences(
             empty or whitespace-only sentence, letters outside the Latin alphabet, more than
             `max_words` words, or (with `unknown="error"`) a word outside the vocabulary.
     """
-    if isinstance(sentences, str):
-        raise InputError("translate takes a list of sentences, got one string; wrap it in a list")
-    if len(sentences) == 0:
-        raise InputError("no sentences to translate")
+    _check_sentence_list(sentences)
+    _check_unknown(unknown)
     encoded = []
     for index, sentence in enumerate(sentences):
         try:
@@ -205,7 +203,37 @@ def prepare_sentences(
     return encoded
 
 
+def _check_sentence_list(sentences: object) -> None:
+    if isinstance(sentences, str):
+        raise InputError("translate takes a list of sentences, got one string; wrap it in a list")
+    if isinstance(sentences, bytes | bytearray):
+        raise InputError("translate takes a list of sentences (str), got bytes; decode them first")
+    if not isinstance(sentences, Sequence):
+        raise InputError(f"translate takes a list of sentences (str), got {type(sentences).__name__}")
+    if len(sentences) == 0:
+        raise InputError("no sentences to translate")
+
+
+def _check_unknown(unknown: object) -> None:
+    if not isinstance(unknown, str) or unknown not in ("error", "unk"):
+        raise InputError(f"unknown must be 'error' or 'unk' (read unknown words as <unk>), got {echo(unknown)}")
+
+
+def _invisible(sentence: str) -> str:
+    """A note naming the invisible characters of `sentence` (zero-width space, line separator, ...), or ""."""
+    names = dict.fromkeys(
+        f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}"
+        for c in sentence
+        if unicodedata.category(c) in ("Cf", "Cc", "Zl", "Zp") and c not in "\t\n\r"
+    )
+    if not names:
+        return ""
+    return f" (it holds the invisible character(s) {', '.join(names)}, read as a space between words)"
+
+
 def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown: str) -> list[int]:
+    if isinstance(sentence, bytes | bytearray):
+        raise InputError(f"must be a string, got bytes {echo(sentence, 60)}; decode it first (e.g. .decode('utf-8'))")
     if not isinstance(sentence, str):
         raise InputError(f"must be a string, got {type(sentence).__name__}")
     if any("\udc80" <= c <= "\udcff" for c in sentence):
@@ -218,7 +246,7 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
         )
     normalized = normalize_string(sentence).strip()
     if not normalized:
-        raise InputError(f"is empty after normalisation: {echo(sentence)}")
+        raise InputError(f"is empty after normalisation: {echo(sentence)}{_invisible(sentence)}")
     words = normalized.split()
     if len(words) > max_words:
         raise InputError(
@@ -228,7 +256,7 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
     try:
         return vocabs.source.encode(" ".join(words), unknown=unknown)
     except InputError as error:
-        raise InputError(f"has {error}") from None
+        raise InputError(f"has {error}{_invisible(sentence)}") from None
 
 
 def translate(
