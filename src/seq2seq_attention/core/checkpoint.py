@@ -174,7 +174,7 @@ def save_checkpoint(
         json.dumps(document, allow_nan=False)
     except (TypeError, ValueError) as error:
         raise ValueError(f"the checkpoint cannot be saved as JSON: {error}") from error
-    directory = Path(path)
+    directory = _check_path(path)
     check_destination(directory, f"a {config['task']} checkpoint", overwrite=True, what="checkpoint directory")
     weights = model.state_dict()
     _check_finite(weights, f"refusing to save the {config['task']} model")
@@ -195,6 +195,12 @@ def save_checkpoint(
         if stale.name not in keep and stale.name.startswith(("model-", "training-")):
             stale.unlink(missing_ok=True)
     return directory
+
+
+def _check_path(path: object) -> Path:
+    if not isinstance(path, str | os.PathLike) or isinstance(path, bytes) or path == "":
+        raise InputError(f"the checkpoint path must be a directory name (str or Path), got {echo(path, 80)}")
+    return Path(path)
 
 
 def _reject_constant(name: str) -> float:
@@ -225,7 +231,18 @@ def _read_document(directory: Path) -> dict:
             raise InputError(f"checkpoint file {json_path} is corrupted: {key!r} is missing or not an object")
     if not isinstance(document.get("training", {}), dict):
         raise InputError(f"checkpoint file {json_path} is corrupted: 'training' is not an object")
+    _check_training_record(json_path, document.get("training", {}))
     return document
+
+
+def _check_training_record(json_path: Path, training: dict) -> None:
+    """The finished epochs (an int >= 0) and the history (a list of objects) that resuming reads."""
+    epoch = training.get("epoch", 0)
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+        raise InputError(f"checkpoint file {json_path} is corrupted: 'epoch' must be an int >= 0, got {echo(epoch)}")
+    history = training.get("history", [])
+    if not isinstance(history, list) or not all(isinstance(record, dict) for record in history):
+        raise InputError(f"checkpoint file {json_path} is corrupted: 'history' must be a list of objects")
 
 
 def _read_tensors(directory: Path, entry: object, what: str) -> dict[str, torch.Tensor]:
@@ -278,7 +295,7 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> Che
         InputError: the directory or a file is missing, a file is corrupted or truncated, or
             the weights do not match the config (names, shapes or dtypes), with what was expected.
     """
-    directory = Path(path)
+    directory = _check_path(path)
     document = _read_document(directory)
     config = document["config"]
     saved = document["vocabularies"]

@@ -107,7 +107,7 @@ def bootstrap_interval(hypotheses: Sequence[str], references: Sequence[str]) -> 
     """
     hypotheses, references = _check_sentences(hypotheses, references)
     low, high = np.percentile(resampled_bleu(hypotheses, references), [2.5, 97.5])
-    return float(low), float(high)
+    return float(np.clip(low, 0, 100)), float(np.clip(high, 0, 100))  # float32 sums can pass 100 by 1e-14
 
 
 def resampled_bleu(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:

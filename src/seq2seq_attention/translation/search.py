@@ -194,6 +194,10 @@ def prepare_sentences(
     """
     _check_sentence_list(sentences)
     _check_unknown(unknown)
+    if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
+        raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
+    if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
+        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
     encoded = []
     for index, sentence in enumerate(sentences):
         try:
@@ -201,6 +205,25 @@ def prepare_sentences(
         except InputError as error:
             raise SentenceError(index, str(error)) from None
     return encoded
+
+
+def check_translator(model: object, vocabs: object) -> None:
+    """A `Seq2Seq` and its `Vocabularies` (source and target), whose sizes match the model's embeddings.
+
+    Raises:
+        InputError: saying what was expected and what came.
+    """
+    if not isinstance(model, Seq2Seq):
+        raise InputError(
+            f"model must be a Seq2Seq translator (build_model, load_checkpoint), got {type(model).__name__}"
+        )
+    if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
+        raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
+    for side, size in model.vocabulary_sizes.items():
+        if len(getattr(vocabs, side)) != size:
+            raise InputError(
+                f"the model has a {side} vocabulary of {size} but vocabs.{side} has {len(getattr(vocabs, side))}"
+            )
 
 
 def _check_sentence_list(sentences: object) -> None:
@@ -293,8 +316,10 @@ def translate(
     Raises:
         InputError: see `prepare_sentences`.
     """
-    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
-        raise InputError(f"beam_size must be an int of at least 1, got {echo(beam_size)}")
+    check_translator(model, vocabs)
+    for name, value in (("beam_size", beam_size), ("batch_size", batch_size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     _check_length_penalty(length_penalty)
     encoded = prepare_sentences(vocabs, sentences, max_words, unknown)
     model.eval()
