@@ -137,15 +137,15 @@ def saved_setting(cls: type, training: object, name: str, where: str) -> Any:
 
     Raises:
         InputError: the saved config is not an object, or the value breaks the field's rules
-            (``max_words: "six"``), prefixed with `where`.
+            (``max_words: "six"``), naming `where`.
     """
     field = {f.name: f for f in dataclasses.fields(cls)}[name]
     saved = training.get("config") if isinstance(training, dict) else None
     if saved is None or (isinstance(saved, dict) and name not in saved):
         return field.default
     if not isinstance(saved, dict):
-        raise InputError(f"{where}: the saved training config is not an object, got {echo(saved)}")
+        raise InputError(f"{where} has a malformed training config: it is not an object, got {echo(saved)}")
     try:
         return check_value(name, field, saved[name])
     except InputError as error:
-        raise InputError(f"{where}: the saved setting {error}") from None
+        raise InputError(f"{where} has a malformed training config: {error}") from None
