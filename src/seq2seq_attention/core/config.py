@@ -119,17 +119,6 @@ def check_config(config: object) -> None:
         object.__setattr__(config, field.name, value)
 
 
-def config_from_dict(cls: type, data: object, where: str) -> Any:
-    """Rebuild settings saved with `dataclasses.asdict`; unknown or malformed keys are an `InputError`."""
-    if not isinstance(data, dict):
-        raise InputError(f"{where}: the saved settings are not an object, got {echo(data)}")
-    names = {field.name for field in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise InputError(f"{where}: unknown setting(s) {echo(unknown)}; expected some of {sorted(names)}")
-    return cls(**data)
-
-
 def saved_setting(cls: type, training: object, name: str, where: str) -> Any:
     """One setting that a checkpoint saved (``training["config"][name]``), checked with the command line's rules.
 

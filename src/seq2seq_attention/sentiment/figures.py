@@ -5,6 +5,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from ..core.errors import InputError, echo
 from ..core.files import staged_writes
@@ -53,17 +55,17 @@ def _check_rows(words: object, weights: object, titles: object) -> None:
 def plot_word_attention(
     words: Sequence[Sequence[str]], weights: Sequence[Sequence[float]], titles: Sequence[str], path: Path
 ) -> None:
-    """One row of coloured cells per sentence: the attention weight on each word, written in the cell."""
-    import matplotlib
+    """One row of coloured cells per sentence: the attention weight on each word, written in the cell.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    The figure is built with the object-oriented API on the Agg canvas, like `plot_attention`: no pyplot state.
+    """
     _check_rows(words, weights, titles)
     width = max(len(w) for w in words)
     top = max(max(row) for row in weights)  # one colour scale for every row, so rows compare
     # about the site's column width (8 in at 110 dpi), so that words and weights stay readable there
-    fig, axes = plt.subplots(len(words), 1, figsize=(8.0, 1.25 * len(words)), squeeze=False)
+    fig = Figure(figsize=(8.0, 1.25 * len(words)))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(words), 1, squeeze=False)
     font = {"fontfamily": hangul_font()} if hangul_font() else {}
     for ax, row_words, row_weights, title in zip(axes[:, 0], words, weights, titles, strict=True):
         cells = torch.full((1, width), float("nan"))
@@ -77,11 +79,8 @@ def plot_word_attention(
         ax.set_yticks([])
         ax.set_title(title, fontsize=12, loc="left", **font)
     fig.tight_layout()
-    try:
-        with staged_writes(Path(path)) as (staged,):
-            fig.savefig(staged, dpi=110)
-    finally:
-        plt.close(fig)
+    with staged_writes(Path(path)) as (staged,):
+        fig.savefig(staged, dpi=110)
 
 
 def attention_figure(checkpoint: Path, out: Path, count: int = 6, max_words: int = 12) -> list[dict[str, object]]:
