@@ -90,7 +90,8 @@ DROPPED = r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle|limits|begin\{\w+\*?\
 
 
 def _group(text: str) -> str:
-    return text if len(text) == 1 else f"({text})"
+    """A fraction's or root's part, in parentheses unless it is one word or number (or the root of one)."""
+    return text if re.fullmatch(r"√?[\w.]+", text) else f"({text})"
 
 
 def _script(body: str, table: dict[str, str], mark: str) -> str:
@@ -105,8 +106,8 @@ def math_as_text(tex: str) -> str:
     """TeX as readable plain text: Greek and operators as Unicode, simple sub/superscripts as Unicode ones."""
     text = re.sub(DROPPED, "", tex)
     for _ in range(3):  # commands with arguments, innermost first
-        text = re.sub(r"\\(?:[td]?frac)" + ARGUMENT + ARGUMENT, lambda m: f"{_group(m[1])}/{_group(m[2])}", text)
         text = re.sub(r"\\sqrt" + ARGUMENT, lambda m: "√" + _group(m[1]), text)
+        text = re.sub(r"\\(?:[td]?frac)" + ARGUMENT + ARGUMENT, lambda m: f"{_group(m[1])}/{_group(m[2])}", text)
         text = re.sub(r"\\overrightarrow" + ARGUMENT, r"\1→", text)
         text = re.sub(r"\\overleftarrow" + ARGUMENT, r"\1←", text)
         text = re.sub(r"\\hat" + ARGUMENT, "\\1\u0302", text)

@@ -143,14 +143,14 @@ def _unrolled_row(d: Diagram, y: int, states: list[str], kind: str = "plain") ->
 
 
 def seq2seq_unrolled() -> Diagram:
-    d = Diagram("seq2seq-unrolled", 300, "시간 축으로 펼친 인코더와 디코더: 고정 길이 컨텍스트 벡터 하나가 둘을 잇는다")
+    d = Diagram("seq2seq-unrolled", 300, "시간 축으로 펼친 인코더와 디코더: 고정 길이 문맥 벡터 하나가 둘을 잇는다")
     d.text(8, 18, "인코더: 원문을 한 단어씩 읽는다", anchor="start")
     for c, token in zip(COLUMNS, ["je", "suis", "fatigué", "<eos>"], strict=True):
         d.text(c, 44, token, size=FONT)
         d.arrow((c, 50), (c, 63))
     _unrolled_row(d, 64, ["$h_1$", "$h_2$", "$h_3$", "$h_4$"])
     d.arrow((COLUMNS[-1], 98), (COLUMNS[-1], 123))
-    d.box(20, 124, 320, 42, ["컨텍스트 벡터 $s_0 = h_4$", "문장 길이와 상관없이 $H$개의 수"], "context", size=12)
+    d.box(20, 124, 320, 42, ["문맥 벡터 $s_0 = h_4$", "문장 길이와 상관없이 $H$개의 수"], "context", size=12)
     d.arrow((20, 145), (8, 145), (8, 243), (19, 243))
     d.text(20, 190, "디코더: 번역문을 한 단어씩 만든다", anchor="start")
     for c, token in zip(COLUMNS, ["<sos>", "i", "am", "tired"], strict=True):
@@ -179,11 +179,11 @@ def _decoder_panel(d: Diagram, y0: int, caption: str, inputs, outputs, fed_back:
 
 
 def teacher_forcing() -> Diagram:
-    d = Diagram("teacher-forcing", 318, "teacher forcing과 free running: 학습 때와 추론 때 디코더가 받는 입력의 차이")
+    d = Diagram("teacher-forcing", 318, "교사 강요와 추론: 학습 때와 번역할 때 디코더가 받는 입력의 차이")
     _decoder_panel(
         d,
         0,
-        "teacher forcing (학습): 다음 입력은 언제나 정답",
+        "교사 강요 (학습): 다음 입력은 언제나 정답",
         [("<sos>", "plain"), ("i", "truth"), ("am", "truth"), ("tired", "truth")],
         [("i", "plain"), ("was", "error"), ("tired", "plain"), ("<eos>", "plain")],
         fed_back=False,
@@ -191,19 +191,19 @@ def teacher_forcing() -> Diagram:
     _decoder_panel(
         d,
         146,
-        "free running (추론): 다음 입력은 자기 예측",
+        "추론 (free running): 다음 입력은 자기 예측",
         [("<sos>", "plain"), ("i", "plain"), ("was", "error"), ("so", "error")],
         [("i", "plain"), ("was", "error"), ("so", "error"), ("sad", "error")],
         fed_back=True,
     )
     d.text(8, 296, "초록: 정답 토큰, 빨강: 틀린 예측. 추론에서는 한 번의 실수가", anchor="start")
-    d.text(8, 312, "다음 입력이 되어 쌓인다 (노출 편향, exposure bias).", anchor="start")
+    d.text(8, 312, "다음 입력이 되어 쌓인다 (노출 편향).", anchor="start")
     return d
 
 
 def bahdanau_step() -> Diagram:
-    d = Diagram("bahdanau-step", 500, "바다나우 디코더의 한 스텝: 쿼리와 키, 점수, softmax, 컨텍스트 벡터, GRU 입력")
-    d.box(16, 8, 116, 44, ["쿼리 $s_{t-1}$", "직전 디코더 상태"], "query", size=12)
+    d = Diagram("bahdanau-step", 500, "바다나우 디코더의 한 스텝: 쿼리와 키, 점수, 소프트맥스, 문맥 벡터, GRU 입력")
+    d.box(16, 8, 116, 44, ["쿼리 $s_{t-1}$", "직전 은닉 상태"], "query", size=12)
     d.text(245, 18, "키 $h_1, \\dots, h_4$ (인코더 출력)", size=SMALL)
     keys = [172, 217, 262, 307]
     for i, k in enumerate(keys, 1):
@@ -216,12 +216,13 @@ def bahdanau_step() -> Diagram:
     d.arrow((245, 102), (230, 123))
     d.box(40, 124, 280, 44, ["점수 $e_{tj}$: 위치마다 수 하나", "$v_a^\\top \\tanh(W_a s_{t-1} + U_a h_j)$"], size=12)
     d.arrow((180, 168), (180, 183))
-    d.box(130, 184, 100, 26, "softmax", size=12)
+    d.box(130, 184, 100, 26, "소프트맥스", size=12)
     d.arrow((180, 210), (180, 225))
     weights = [0.10, 0.62, 0.21, 0.07]
     base, tallest = 300, 70
-    d.text(16, 250, "가중치 $\\alpha_{tj}$", anchor="start")
-    d.text(16, 266, "(합이 1)", anchor="start")
+    d.text(16, 244, "어텐션", anchor="start")
+    d.text(16, 260, "가중치 $\\alpha_{tj}$", anchor="start")
+    d.text(16, 276, "(합이 1)", anchor="start")
     for i, (k, w) in enumerate(zip(keys, weights, strict=True), 1):
         top = base - w * tallest / max(weights)
         d.box(k - 16, top, 32, base - top, "", "bar", rx=2)
@@ -230,12 +231,12 @@ def bahdanau_step() -> Diagram:
     d.arrow((334, 39), (346, 39), (346, 345), (301, 345), kind="key", dashed=True)
     d.text(341, 214, "값", size=SMALL, anchor="end")
     d.arrow((180, 322), (180, 331))
-    d.box(60, 332, 240, 30, "컨텍스트 벡터 $c_t = \\sum_j \\alpha_{tj} h_j$", "context", size=12)
+    d.box(60, 332, 240, 30, "문맥 벡터 $c_t = \\sum_j \\alpha_{tj} h_j$", "context", size=12)
     d.arrow((180, 362), (180, 381))
-    d.box(40, 382, 280, 44, ["GRU 입력 $[\\mathrm{emb}(y_{t-1}); c_t]$", "GRU 상태 $s_{t-1}$"], size=12)
+    d.box(40, 382, 280, 44, ["GRU 입력 $[\\mathrm{emb}(y_{t-1}); c_t]$", "GRU 은닉 상태 $s_{t-1}$"], size=12)
     d.arrow((16, 30), (6, 30), (6, 404), (39, 404), kind="query", dashed=True)
     d.arrow((180, 426), (180, 445))
-    d.box(100, 446, 160, 44, ["새 상태 $s_t$", "다음 스텝의 쿼리"], "query", size=12)
+    d.box(100, 446, 160, 44, ["새 은닉 상태 $s_t$", "다음 스텝의 쿼리"], "query", size=12)
     return d
 
 
@@ -246,16 +247,16 @@ def bahdanau_luong() -> Diagram:
     d.box(right, 6, w, 40, ["루옹", "LuongAttnDecoderRNN"], size=12)
     rows = [60, 124, 188, 252, 316]
     bahdanau = [
-        (["직전 상태 $s_{t-1}$"], "plain"),
+        (["직전 은닉 상태 $s_{t-1}$"], "plain"),
         (["어텐션", "쿼리 = $s_{t-1}$ → $c_t$"], "query"),
         (["GRU", "입력 $[\\mathrm{emb}(y_{t-1}); c_t]$"], "plain"),
-        (["새 상태 $s_t$"], "plain"),
+        (["새 은닉 상태 $s_t$"], "plain"),
         (["출력층", "$s_t$ → 단어 분포"], "plain"),
     ]
     luong = [
-        (["직전 상태 $s_{t-1}$"], "plain"),
+        (["직전 은닉 상태 $s_{t-1}$"], "plain"),
         (["GRU", "입력 $\\mathrm{emb}(y_{t-1})$"], "plain"),
-        (["새 상태 $s_t$"], "plain"),
+        (["새 은닉 상태 $s_t$"], "plain"),
         (["어텐션", "쿼리 = $s_t$ → $c_t$"], "query"),
         (["출력층", "$\\tanh(W_c[c_t; s_t])$ → 분포"], "plain"),
     ]
@@ -291,10 +292,10 @@ def padding_mask() -> Diagram:
     row(196, "점수", [(f"{s:.1f}", "plain") for s in scores] + [("최솟값", "pad")] * 2)
     total = sum(math.exp(s) for s in scores)
     weights = [math.exp(s) / total for s in scores]
-    d.text(8, 246, "softmax 뒤의 가중치 $\\alpha_{tj}$", anchor="start")
+    d.text(8, 246, "소프트맥스 뒤의 어텐션 가중치 $\\alpha_{tj}$", anchor="start")
     row(254, "가중치", [(f"{w:.2f}", "bar") for w in weights] + [("0", "pad")] * 2)
     d.text(8, 304, f"합 = {sum(round(w, 2) for w in weights):.2f}, 패딩 위치는 정확히 0:", anchor="start")
-    d.text(8, 322, "<pad>는 컨텍스트 벡터에 섞이지 않는다.", anchor="start")
+    d.text(8, 322, "<pad>는 문맥 벡터에 섞이지 않는다.", anchor="start")
     return d
 
 
@@ -313,9 +314,11 @@ def classifier() -> Diagram:
     for i, x in enumerate(xs[:4], 1):
         d.arrow((x, 172), (x, 185))
         d.box(x - 24, 186, 48, 26, f"$h_{i}$", "key", size=12)
-    d.box(xs[4] - 24, 186, 48, 26, "패딩", "pad", size=11)
-    d.text(16, 228, "키 $h_j$: 위치마다 두 방향을 이은 출력 ($2H$)", anchor="start")
-    d.box(16, 240, 328, 44, ["쿼리 $q$: 둘째 BiLSTM의 마지막 상태", "정방향 끝 + 역방향 끝 ($2H$)"], "query", size=12)
+    d.box(xs[4] - 24, 186, 48, 26, "패딩", "pad", size=12)
+    d.text(16, 228, "키 $h_j$: 위치 출력 (두 방향을 이은 $2H$)", anchor="start")
+    d.box(
+        16, 240, 328, 44, ["쿼리 $q$: 둘째 BiLSTM의 마지막 은닉 상태", "정방향 끝 + 역방향 끝 ($2H$)"], "query", size=12
+    )
     d.arrow((180, 284), (180, 297))
     d.box(16, 298, 328, 28, "바다나우 어텐션 + 마스크", size=12)
     weights = [0.08, 0.17, 0.12, 0.63, 0.0]
@@ -327,11 +330,11 @@ def classifier() -> Diagram:
         d.text(x, top - 4, f"{w:.2f}" if w else "0", size=SMALL)
         d.text(x, base + 16, f"$\\alpha_{i}$", size=12)
     d.arrow((211, 404), (211, 423))
-    d.box(16, 424, 328, 28, "컨텍스트 벡터 $c = \\sum_j \\alpha_j h_j$", "context", size=12)
+    d.box(16, 424, 328, 28, "문맥 벡터 $c = \\sum_j \\alpha_j h_j$", "context", size=12)
     d.arrow((180, 452), (180, 465))
     d.box(16, 466, 328, 28, "Dense(20, ReLU) → Dropout(0.5)", size=12)
     d.arrow((180, 494), (180, 507))
-    d.box(16, 508, 328, 28, "출력: logit 하나 → 긍정 / 부정", size=12)
+    d.box(16, 508, 328, 28, "출력: 로짓 하나 → 긍정 / 부정", size=12)
     return d
 
 
