@@ -80,13 +80,13 @@ def nav_pages(entries: list) -> list[tuple[str | None, str]]:
 
 
 def chapters() -> list[tuple[str, list[str]]]:
-    """The numbered sections of the nav ("1. seq2seq와 데이터", ...): (title, their pages in order)."""
+    """The numbered chapters of the nav ("1. seq2seq와 데이터", ...): (title, their pages in order)."""
     found = []
     for entry in nav():
         if isinstance(entry, dict):
             ((title, value),) = entry.items()
-            if re.match(r"\d+\. ", title) and isinstance(value, list):
-                found.append((title, [page for _, page in nav_pages(value)]))
+            if re.match(r"\d+\. ", title):  # a section, or a chapter of one page
+                found.append((title, [page for _, page in nav_pages(value)] if isinstance(value, list) else [value]))
     return found
 
 

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..attention.attention import BahdanauAttention
-from ..core.batching import lengths_to_mask, run_packed
+from ..core.batching import lengths_to_mask
 from ..core.checks import (
     check_indices,
     check_lengths,
@@ -19,6 +19,7 @@ from ..core.checks import (
     check_tensor,
 )
 from ..core.errors import InputError, echo
+from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
 
 CLASSIFIER_KINDS = ("attention", "bilstm", "mean")

@@ -17,8 +17,9 @@ from typing import NamedTuple
 
 from torch.utils.data import DataLoader, Dataset
 
-from ..core.batching import BucketBatchSampler, checksum_split, collate
+from ..core.batching import BucketBatchSampler, collate
 from ..core.errors import InputError, echo
+from ..core.split import checksum_split
 from ..core.vocabulary import Vocabularies, Vocabulary
 
 CORPUS_PATH = Path(__file__).resolve().parent.parent / "corpora" / "eng-fra.txt.xz"
@@ -169,7 +170,7 @@ def _read_pairs(path: str | Path, max_words: int, prefixes: tuple[str, ...]) -> 
 # --8<-- [start:split]
 SPLITS: dict[str, str] = {
     "by_english": "target",  # the main split: all pairs that share an English sentence on one side
-    "by_french": "source",  # the first round's split: an English target can sit on both sides
+    "by_french": "source",  # an English target can sit on both sides
 }
 """The held-out rules by name: a pair is held out when crc32 of this side is 0 mod 10."""
 
@@ -188,8 +189,8 @@ def split_pairs(
 
     ``by_english`` (the default) keys on the English target: pairs that translate to the same
     English sentence ("je suis fatigue ." and "je suis fatiguee ." -> "i am tired .") all fall on
-    one side, so no held-out target was seen in training. ``by_french`` keys on the French source,
-    as the first round did; it keeps French sentences apart, but not their translations.
+    one side, so no held-out target was seen in training. ``by_french`` keys on the French source:
+    it keeps French sentences apart, but not their translations.
 
     With ``eval_split="dev"`` it returns (train without dev, dev) instead: the development split
     takes about a tenth of the training split by the same rule and side (salted with `DEV_SALT`),

@@ -38,6 +38,9 @@ from .model import DECODERS, MAX_SIZE, Seq2Seq, build_model
 BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
 """What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""
 
+INITIALIZATIONS = ("pytorch", "xavier")
+"""How the weights start (`initialize`)."""
+
 TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
 """How the teacher-forcing ratio changes over the epochs (`teacher_forcing_at`)."""
 
@@ -133,6 +136,11 @@ class TrainConfig:
     )
     schedule: str = setting("constant", "learning-rate schedule (cosine: warm-up, then decay)", choices=SCHEDULES)
     weight_decay: float = setting(0.0, "AdamW's decoupled weight decay (0: plain Adam)", low=0.0, high=10.0)
+    init: str = setting(
+        "pytorch",
+        "how the weights start: pytorch (each layer's own default) or xavier (Glorot-uniform matrices, zero biases)",
+        choices=INITIALIZATIONS,
+    )
 
     def __post_init__(self) -> None:
         check_config(self)
@@ -224,6 +232,32 @@ def train_step(
 
 
 # --8<-- [end:train_step]
+
+
+# --8<-- [start:initialize]
+@torch.no_grad()
+def initialize(model: nn.Module, init: str) -> None:
+    """Redraw the weights of a new model: ``xavier`` or, for ``pytorch``, nothing (each layer's own default).
+
+    ``xavier`` (Glorot and Bengio, 2010) draws every weight matrix from U(-a, a) with
+    a = sqrt(6 / (fan_in + fan_out)), each of a GRU's three stacked gates as a matrix of its own,
+    and sets every bias to zero; embeddings keep their N(0, 1) draw and their zero padding row.
+    """
+    if init == "pytorch":
+        return
+    for name, parameter in model.named_parameters():
+        if "embedding" in name:
+            continue
+        if parameter.dim() == 1:
+            nn.init.zeros_(parameter)  # (n,) biases
+        elif ".gru.weight_" in name:
+            for gate in parameter.chunk(3, dim=0):  # reset, update, new: (H, H_in) each
+                nn.init.xavier_uniform_(gate)
+        else:
+            nn.init.xavier_uniform_(parameter)
+
+
+# --8<-- [end:initialize]
 
 
 def make_criterion(config: TrainConfig) -> nn.Module:
@@ -403,6 +437,7 @@ def _start_run(
         model = build_model(
             config.decoder, len(vocabs.source), len(vocabs.target), config.hidden_size, config.dropout, config.score
         )
+        initialize(model, config.init)
         model.to(device)
     loader = make_loader(TranslationDataset(train_pairs, vocabs), config.batch_size, shuffle=True, seed=config.seed)
     test_set = TranslationDataset(test_pairs, vocabs) if test_pairs else None
