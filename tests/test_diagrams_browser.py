@@ -133,6 +133,7 @@ def test_every_diagram_renders_fits_a_phone_and_reads_in_both_schemes(phone: web
 
 
 CODE_JS = r"""
+document.querySelectorAll("details").forEach(d => { d.open = true; });  // folded solutions: as a reader opens them
 const problems = [];
 const lineTops = range =>
   [...new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)))];
