@@ -7,6 +7,7 @@ link targets, HTML, quotes ("..." and “...”, where the pages quote the origi
 and an English gloss in parentheses right after a term, e.g. 교사 강요(teacher forcing), are left out.
 """
 
+import html
 import re
 from pathlib import Path
 
@@ -147,3 +148,13 @@ def test_the_navigation_follows_the_glossary():
     assert titles
     found = [(title, variant) for title in titles for _, variant, _ in variants_in(title, VARIANTS)]
     assert found == []
+
+
+DIAGRAMS = sorted((DOCS / "assets" / "diagrams").glob("*.svg"))
+
+
+@pytest.mark.parametrize("diagram", DIAGRAMS, ids=lambda p: p.name)
+def test_the_diagrams_follow_the_glossary(diagram: Path):
+    """A diagram's labels are prose too (its <text> and <title>); symbols and code names in them pass as in a page."""
+    labels = " ".join(html.unescape(text) for text in re.findall(r">([^<>]+)<", diagram.read_text(encoding="utf-8")))
+    assert variants_in(labels, VARIANTS) == []
