@@ -8,8 +8,8 @@
   const EOS = 2, SOS = 1, TOP_K = 5, LENGTH_PENALTY = 1.0;
   const base = root.dataset.base;
   const MODELS = {
-    bahdanau: { dir: "live/", label: "Bahdanau (덧셈형 점수)" },
-    luong: { dir: "live/luong/", label: "Luong (축척한 내적 점수)" },
+    bahdanau: { dir: "live/", label: "바다나우(덧셈형 점수)" },
+    luong: { dir: "live/luong/", label: "루옹(크기 조정 내적 점수)" },
   };
   const $ = (name, scope = root) => scope.querySelector(`[data-live="${name}"]`);
   const started = performance.now();
@@ -237,9 +237,9 @@
     const table = document.createElement("table");
     table.className = "live-topk";
     table.dataset.step = t;
-    table.createCaption().textContent = `단계 ${t + 1}의 후보 ${TOP_K}개 (logit 순)`;
+    table.createCaption().textContent = `단계 ${t + 1}의 후보 ${TOP_K}개 (로짓 순)`;
     const head = table.createTHead().insertRow();
-    for (const title of ["순위", "단어", "logit", "softmax 확률", ""]) {
+    for (const title of ["순위", "단어", "로짓", "소프트맥스 확률", ""]) {
       const th = document.createElement("th");
       th.textContent = title;
       head.appendChild(th);
@@ -548,7 +548,7 @@
       enableControls();  // the Luong controls too, now
       if (current && !current.results.luong) await runModels(["luong"]);
     } catch (error) {
-      $("message").textContent = `Luong 모델을 불러오지 못했습니다(${error}).`;
+      $("message").textContent = `루옹 모델을 불러오지 못했습니다(${error}).`;
     } finally {
       settling = false;
       if (!busy) root.dataset.done = "true";
