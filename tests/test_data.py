@@ -75,6 +75,31 @@ def test_each_split_is_the_crc32_rule_on_its_side_and_keeps_that_side_apart(rows
         split_pairs(pairs, "random")
 
 
+@given(st.lists(st.tuples(st.sampled_from("abcdefgh"), st.sampled_from("stuvwxyz")), max_size=60))
+def test_dev_split_is_carved_from_train_by_the_same_side_and_never_touches_test(rows):
+    pairs = [Pair(f"phrase {a} .", f"i am {b} .") for a, b in rows]
+    for split, side in (("by_english", "target"), ("by_french", "source")):
+        train, test = split_pairs(pairs, split)
+        rest, dev = split_pairs(pairs, split, "dev")
+        assert sorted(rest + dev) == sorted(train)  # dev comes out of train; the test pairs are dropped
+        assert all(zlib.crc32(f"dev:{getattr(p, side)}".encode()) % 10 == 0 for p in dev)
+        keys = [{getattr(p, side) for p in part} for part in (rest, dev, test)]
+        assert not keys[0] & keys[1] and not keys[1] & keys[2] and not keys[0] & keys[2]
+    with pytest.raises(InputError, match="eval_split must be one of test, dev, got 'val'"):
+        split_pairs(pairs, "by_english", "val")
+
+
+def test_bundled_dev_split_shares_no_target_with_train_or_test():
+    pairs = load_pairs()
+    train, test = split_pairs(pairs)
+    rest, dev = split_pairs(pairs, eval_split="dev")
+    assert (len(rest), len(dev)) == (4340, 513)
+    assert split_pairs(load_pairs(), eval_split="dev") == (rest, dev)  # deterministic
+    targets = [{p.target for p in part} for part in (rest, dev, test)]
+    assert not targets[0] & targets[1] and not targets[1] & targets[2] and not targets[0] & targets[2]
+    assert target_overlap(rest, dev) == target_overlap(dev + rest, test) == 0.0
+
+
 def test_bundled_corpus_counts():
     assert CORPUS_PATH.is_file()
     pairs = load_pairs()

@@ -11,14 +11,22 @@ onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the t
 
 from seq2seq_attention import collate, greedy_decode, load_checkpoint, load_pairs, split_pairs  # noqa: E402
 from seq2seq_attention.core.tokens import EOS_IDX  # noqa: E402
-from seq2seq_attention.translation.export import greedy_tokens, half_precision  # noqa: E402
+from seq2seq_attention.translation.export import GraphDecoder, half_precision  # noqa: E402
 from seq2seq_attention.translation.pretrained import PRETRAINED_DIR  # noqa: E402
+from seq2seq_attention.translation.search import greedy_search  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LIVE = ROOT / "docs" / "assets" / "live"
 RUNTIME = ROOT / "docs" / "assets" / "onnxruntime-web"
 BUDGET = 15_000_000
 pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def graph_greedy(sessions, ids: list[int]) -> tuple[list[int], np.ndarray]:
+    """Greedy decoding with the exported graphs, through `greedy_search` like the model: tokens and (T, S) weights."""
+    graph = GraphDecoder(*sessions)
+    tokens, _, weights, _ = greedy_search(graph.forward_step, graph.init_state(ids))  # (1, T), (1, T, S)
+    return tokens[0].tolist(), weights[0].numpy()
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +43,7 @@ def test_every_held_out_sentence_translates_as_the_float16_pytorch_model(session
     worst = 0.0
     for pair in held_out:
         ids = checkpoint.vocabs.source.encode(pair.source, unknown="unk")
-        tokens, weights = greedy_tokens(*sessions, ids)  # (T,), (T, S)
+        tokens, weights = graph_greedy(sessions, ids)  # (T,), (T, S)
         batch = collate([(ids, [EOS_IDX])])
         expected, attentions = greedy_decode(model, batch.source, batch.lengths)  # (1, T), (1, T, S)
         expected = expected[0].tolist()
@@ -80,7 +88,7 @@ def test_the_export_command_writes_graphs_that_run(tmp_path, sessions):
     assert [path.name for path in written] == ["encoder.onnx", "step.onnx", "vocabularies.json"]
     encoder, step = (onnxruntime.InferenceSession(str(tmp_path / name)) for name in ("encoder.onnx", "step.onnx"))
     ids = vocabs.source.encode(pairs[0].source)
-    tokens, weights = greedy_tokens(encoder, step, ids)
+    tokens, weights = graph_greedy((encoder, step), ids)
     batch = collate([(ids, [EOS_IDX])])
     expected, attentions = greedy_decode(model, batch.source, batch.lengths)
     assert tokens == expected[0, : len(tokens)].tolist() and weights.shape == (len(tokens), len(ids))

@@ -141,6 +141,9 @@ def test_decoder(kind: str, mask: torch.Tensor, t: int, h: int, v: int, teacher_
     encoder_hidden = torch.randn(1, b, h)  # (1, B, H)
     target = torch.randint(0, v, (b, t)) if teacher_forcing else None  # (B, T), PAD_IDX included
     log_probs, hidden, attentions = decoder(encoder_outputs, encoder_hidden, target, mask, max_length=t)
+    steps = t if teacher_forcing else log_probs.size(1)  # greedy decoding stops once every row has said <eos>
+    assert 1 <= steps <= t
+    t = steps
     assert log_probs.shape == (b, t, v) and hidden.shape == (1, b, h)
     assert torch.isfinite(log_probs).all() and torch.isfinite(hidden).all()
     torch.testing.assert_close(log_probs.exp().sum(-1), torch.ones(b, t), atol=1e-5, rtol=0)

@@ -343,8 +343,9 @@ def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome,
     """50 held-out sentences typed into the page give the ONNX/PyTorch tokens and attention; unknown words are named."""
     onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
     from seq2seq_attention import load_checkpoint, load_pairs, split_pairs
-    from seq2seq_attention.translation.export import greedy_tokens
+    from seq2seq_attention.translation.export import GraphDecoder
     from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
+    from seq2seq_attention.translation.search import greedy_search
 
     live = Path(__file__).resolve().parent.parent / "docs" / "assets" / "live"
     sessions = [onnxruntime.InferenceSession(str(live / name)) for name in ("encoder.onnx", "step.onnx")]
@@ -375,7 +376,9 @@ def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome,
             lambda d: d.execute_script(LIVE_STATE_JS)["done"] == "true"
         )
         result = browser.execute_script(LIVE_STATE_JS)["result"]
-        tokens, weights = greedy_tokens(*sessions, vocabs.source.encode(sentence))
+        graph = GraphDecoder(*sessions)
+        tokens, _, weights, _ = greedy_search(graph.forward_step, graph.init_state(vocabs.source.encode(sentence)))
+        tokens, weights = tokens[0].tolist(), weights[0].numpy()  # (T,), (T, S)
         assert result["tokens"] == tokens, sentence
         assert np.abs(np.array(result["weights"]) - weights).max() < 1e-5, sentence
     browser.execute_script(

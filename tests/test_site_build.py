@@ -10,7 +10,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from site_support import ROOT, BuiltSite
+from site_support import ROOT, BuiltSite, chapters, nav, nav_pages
 
 DOCS = ROOT / "docs"
 
@@ -73,3 +73,41 @@ def test_search_splits_korean_words_from_punctuation(built_site: BuiltSite):
     tokens = [token for token in re.split(config["separator"], text) if token]
     for word in ("맥락벡터", "정렬", "softmax", "루옹", "어텐션", "keys", "디코더", "bmm"):
         assert any(token.startswith(word) for token in tokens), f"{word!r} is not the start of a token in {tokens}"
+
+
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+COURSE = [
+    # (what the chapter teaches, pages it must hold, in this order)
+    ("seq2seq와 데이터", ["seq2seq/index.md", "seq2seq/data.md", "seq2seq/vocabulary.md", "seq2seq/tensors.md"]),
+    ("모델과 학습", ["seq2seq/model.md", "seq2seq/training.md", "seq2seq/evaluation.md"]),
+    ("어텐션", ["attention/index.md", "attention/dot-product.md", "attention/bahdanau-math.md", "attention/scores.md"]),
+    ("바다나우", ["bahdanau/index.md", "bahdanau/attention.md", "bahdanau/forward_step.md", "errata.md"]),
+    ("감성 분류기", ["classifier/index.md"]),
+    ("속도", ["performance/index.md"]),
+    ("직접 번역", ["live.md"]),
+]
+
+
+def test_the_navigation_reads_as_a_course():
+    """Issue 19: concept and data, model and training, attention, the code line by line (errata inside),
+    the classifier, speed, the live page; numbered 1., 2., ... in that order."""
+    found = chapters()
+    assert [title.split(". ", 1)[0] for title, _ in found] == [str(n) for n in range(1, len(COURSE) + 1)]
+    for (title, pages), (topic, expected) in zip(found, COURSE, strict=True):
+        assert topic in title, f"chapter {title!r} should be about {topic}"
+        assert [page for page in pages if page in expected] == expected, f"{title}: {pages}"
+    assert nav()[0] == {"홈": "index.md"}
+
+
+def test_every_title_in_the_navigation_is_korean():
+    """Korean titles everywhere (a code name may follow in parentheses): every title the nav gives, and every
+    page's first heading, holds Hangul."""
+    titles = [title for title, _ in nav_pages(nav()) if title is not None]
+    titles += [title for title, _ in chapters()]
+    problems = [title for title in titles if not HANGUL.search(title)]
+    for page in sorted(DOCS.rglob("*.md")):
+        heading = next((line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("# ")), "")
+        if not HANGUL.search(heading):
+            problems.append(f"{page.relative_to(DOCS)}: {heading!r}")
+    assert problems == []

@@ -1,6 +1,7 @@
 """Model registry, training loop, checkpoints, greedy decoding and evaluation, on tiny models."""
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -11,13 +12,13 @@ from torch import nn
 
 from seq2seq_attention.core.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
 from seq2seq_attention.core.errors import InputError
-from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX, SPECIAL_TOKENS
 from seq2seq_attention.translation.corpus import Pair, TranslationDataset, build_vocabularies, collate, split_pairs
 from seq2seq_attention.translation.decoders import AttnDecoderRNN, DecoderRNN
 from seq2seq_attention.translation.evaluate import evaluate
 from seq2seq_attention.translation.model import DECODERS, Seq2Seq, build_model
 from seq2seq_attention.translation.search import greedy_decode, translate
-from seq2seq_attention.translation.train import TrainConfig, train, train_step
+from seq2seq_attention.translation.train import TrainConfig, initialize, train, train_step
 
 PAIRS = [
     Pair("je suis fatigue .", "i m tired ."),
@@ -126,8 +127,9 @@ def test_resume_gives_the_losses_of_an_uninterrupted_run(tmp_path: Path):
 def test_coin_per_step_and_logging():
     lines: list[str] = []
     result = train(tiny(coin_per_step=True, epochs=1), pairs=PAIRS, progress=False, log=lines.append)
-    assert len(result.history) == 1 and lines[0].startswith("| epoch:   1 | time:")
-    assert "loss:" in lines[0] and "held-out loss:" in lines[0]
+    assert lines[0].startswith(f"{len(PAIRS)} pairs (") and "decoder=gru score=- H=8 device=cpu" in lines[0]
+    assert len(result.history) == 1 and lines[1].startswith("| epoch:   1 | time:")
+    assert "loss:" in lines[1] and "held-out loss:" in lines[1]
 
 
 def test_time_budget_stops_between_epochs():
@@ -135,6 +137,66 @@ def test_time_budget_stops_between_epochs():
     result = train(tiny(epochs=50, time_budget=1e-9), pairs=PAIRS, progress=False, log=lines.append)
     assert result.stopped_by_budget and len(result.history) == 1
     assert "time budget" in lines[-1]
+
+
+@pytest.mark.parametrize(("clock", "epochs_run"), [("wall", 1), ("cpu", 3)])
+def test_time_budget_counts_the_chosen_clock(monkeypatch, clock: str, epochs_run: int):
+    ticks = iter(range(0, 10**9, 1000))  # every wall-clock reading is 1000 s after the last; CPU time runs as is
+    monkeypatch.setattr("time.perf_counter", lambda: float(next(ticks)))
+    config = tiny(epochs=3, time_budget=100.0, budget_clock=clock)
+    result = train(config, pairs=PAIRS, progress=False, log=quiet, measure_bleu=False)
+    assert len(result.history) == epochs_run and result.stopped_by_budget == (epochs_run < 3)
+
+
+def test_dev_evaluation_reads_dev_only(tmp_path: Path):
+    pairs = [Pair(f"phrase {i} .", f"i am number {i} .") for i in range(80)]
+    rest, dev = split_pairs(pairs, eval_split="dev")
+    _, test = split_pairs(pairs)
+    assert dev and test
+    config = tiny(epochs=1, eval_split="dev")
+    result = train(config, pairs=pairs, checkpoint=tmp_path / "run", progress=False, log=quiet)
+    assert result.evaluation["split"] == "by_english:dev" and result.evaluation["pairs"] == len(dev)
+    trained_on = {word for pair in rest for word in pair.target.split()}
+    assert set(result.vocabs.target.index2word[len(SPECIAL_TOKENS) :]) == trained_on  # neither dev nor test
+    saved = load_checkpoint(tmp_path / "run").training
+    assert saved["config"]["eval_split"] == "dev" and saved["evaluation"]["pairs"] == len(dev)
+    with pytest.raises(InputError, match="eval_split: saved 'dev', now 'test'"):
+        train(tiny(epochs=2), pairs=pairs, checkpoint=tmp_path / "run", resume=True, progress=False, log=quiet)
+
+
+@settings(max_examples=10, deadline=None)
+@given(decoder=st.sampled_from(sorted(DECODERS)), H=st.integers(1, 12), seed=st.integers(0, 100))
+def test_xavier_draws_each_matrix_and_gate_within_its_glorot_bound(decoder: str, H: int, seed: int):
+    torch.manual_seed(seed)
+    model = build_model(decoder, 11, 13, hidden_size=H)
+    embeddings = {n: p.clone() for n, p in model.named_parameters() if "embedding" in n}
+    initialize(model, "xavier")
+    for name, parameter in model.named_parameters():
+        if "embedding" in name:
+            assert torch.equal(parameter, embeddings[name]) and not parameter[PAD_IDX].any()
+        elif parameter.dim() == 1:
+            assert not parameter.any(), name
+        else:
+            gates = parameter.chunk(3) if ".gru." in name else (parameter,)
+            for gate in gates:
+                fan_out, fan_in = gate.shape
+                assert gate.abs().max() <= math.sqrt(6 / (fan_in + fan_out)), name
+
+
+def test_init_is_a_recorded_setting_that_changes_the_start(tmp_path: Path):
+    quietly = {"pairs": PAIRS, "progress": False, "log": quiet}
+    runs = {
+        init: train(tiny("bahdanau", epochs=1, init=init), checkpoint=tmp_path / init, **quietly)
+        for init in ("pytorch", "xavier")
+    }
+    assert runs["pytorch"].history[0]["loss"] != runs["xavier"].history[0]["loss"]
+    assert load_checkpoint(tmp_path / "xavier").training["config"]["init"] == "xavier"
+    again = train(tiny("bahdanau", epochs=1, init="xavier"), **quietly)
+    assert again.history[0]["loss"] == runs["xavier"].history[0]["loss"]  # seeded: the same draw
+    resumed = train(tiny("bahdanau", epochs=2, init="xavier"), checkpoint=tmp_path / "xavier", resume=True, **quietly)
+    assert [h["epoch"] for h in resumed.history] == [1, 2]
+    with pytest.raises(InputError, match="init must be one of pytorch, xavier"):
+        TrainConfig(init="kaiming")
 
 
 def test_config_is_checked():
@@ -293,6 +355,39 @@ def test_seq2seq_shapes_and_masks_property(decoder, B, S, T, H, V_src, V, data):
     assert tokens.shape[0] == B and 1 <= tokens.shape[1] <= T
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    k=st.floats(min_value=1.0, max_value=1e6),
+    epoch=st.integers(min_value=1, max_value=1_000_000),
+    ratio=st.floats(min_value=0.0, max_value=1.0),
+)
+def test_the_inverse_sigmoid_schedule_is_the_formula_and_never_overflows(k: float, epoch: int, ratio: float):
+    """Any k and epoch that `TrainConfig` accepts (`--teacher-forcing-k 1 --epochs 800` once overflowed `exp`)."""
+    from seq2seq_attention.translation.train import teacher_forcing_at
+
+    value = teacher_forcing_at("inverse_sigmoid", ratio, k, epoch)
+    assert 0.0 <= value <= ratio
+    exponent = (epoch - 1) / k
+    if exponent < 700:  # where the formula as written can be computed in floats
+        assert value == pytest.approx(ratio * k / (k + math.exp(exponent)), rel=1e-9, abs=1e-300)
+    later = teacher_forcing_at("inverse_sigmoid", ratio, k, epoch + 1)
+    assert later <= value  # the schedule never rises
+
+
+def test_a_long_schedule_trains_the_epochs_where_exp_overflowed():
+    from seq2seq_attention.translation.corpus import make_loader
+    from seq2seq_attention.translation.train import make_criterion, train_epoch
+
+    config = tiny(epochs=800, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=1.0)
+    vocabs = build_vocabularies(PAIRS)
+    model = build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8)
+    loader = make_loader(TranslationDataset(PAIRS, vocabs), 4, shuffle=True)
+    optimizer = torch.optim.Adam(model.parameters())
+    for epoch, expected in ((711, 0.5 * math.exp(-710)), (800, 0.0)):  # exp(710) overflowed in epoch 711
+        loss, ratio = train_epoch(model, loader, optimizer, make_criterion(config), config, epoch)
+        assert math.isfinite(loss) and ratio == pytest.approx(expected, rel=1e-6, abs=0.0)
+
+
 def test_the_teacher_forcing_schedule_decays_trains_checkpoints_and_resumes(tmp_path: Path):
     from seq2seq_attention.translation.train import teacher_forcing_at
 
@@ -311,3 +406,26 @@ def test_the_teacher_forcing_schedule_decays_trains_checkpoints_and_resumes(tmp_
     assert load_checkpoint(tmp_path).training["config"]["teacher_forcing_schedule"] == "inverse_sigmoid"
     with pytest.raises(InputError, match="config changed.*teacher_forcing_schedule"):
         train(tiny("gru", epochs=3), pairs=PAIRS, checkpoint=tmp_path, resume=True, log=quiet)
+
+
+def test_load_translator_reads_the_length_limit_once_and_refuses_other_tasks(tmp_path: Path):
+    from seq2seq_attention.core.vocabulary import Vocabularies
+    from seq2seq_attention.sentiment.classifier import build_classifier
+    from seq2seq_attention.translation.train import load_translator
+
+    vocabs = build_vocabularies(PAIRS)
+    model = build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8)
+    save_checkpoint(tmp_path / "t", model, vocabs, training={"config": {"max_words": 7}})
+    assert load_translator(tmp_path / "t").max_words == 7
+    save_checkpoint(tmp_path / "t", model, vocabs)
+    assert load_translator(tmp_path / "t").max_words == TrainConfig().max_words
+    for bad in ("six", 0, 10**9, True):
+        save_checkpoint(tmp_path / "t", model, vocabs, training={"config": {"max_words": bad}})
+        with pytest.raises(InputError, match="malformed training config: max_words must"):
+            load_translator(tmp_path / "t")
+    classifier = build_classifier("mean", len(vocabs.source), embedding_size=4, dense_size=3)
+    save_checkpoint(tmp_path / "c", classifier, Vocabularies(vocabs.source))
+    with pytest.raises(InputError, match="holds a 'sentiment' model, not a translator"):
+        load_translator(tmp_path / "c")
+    with pytest.raises(InputError, match="no config with a known task"):
+        save_checkpoint(tmp_path / "x", nn.Linear(2, 2), vocabs)

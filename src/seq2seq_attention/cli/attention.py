@@ -3,27 +3,21 @@
 import argparse
 from pathlib import Path
 
-from ..core.checkpoint import load_checkpoint
-from ..core.errors import InputError
-from ..translation.corpus import MAX_WORDS
 from ..translation.decoders import MAX_LENGTH
 from ..translation.plotting import plot_attention, save_figure, sentence_attention
 from ..translation.pretrained import default_checkpoint
 from ..translation.search import MAX_STEPS
+from ..translation.train import load_translator
 from .options import check_output_file, positive_int
 
 
 def run_plot_attention(args: argparse.Namespace) -> int:
     check_output_file(args.output, "--output", (".png", ".svg", ".pdf"))
-    checkpoint = load_checkpoint(args.checkpoint or default_checkpoint(), "cpu")
-    if checkpoint.config.get("task") != "translation":
-        raise InputError(f"{args.checkpoint} holds a {checkpoint.config.get('task')} model, not a translator")
-    saved = checkpoint.training.get("config")
-    max_words = saved.get("max_words", MAX_WORDS) if isinstance(saved, dict) else MAX_WORDS
+    translator = load_translator(args.checkpoint or default_checkpoint(), "cpu")
     source_words, output_words, weights = sentence_attention(
-        checkpoint.model, checkpoint.vocabs, args.sentence, max_words=max_words, max_length=args.max_length
+        translator.model, translator.vocabs, args.sentence, max_words=translator.max_words, max_length=args.max_length
     )  # weights: (T, S)
-    title = args.title or f"{checkpoint.config.get('decoder', '?')}: {' '.join(output_words)}"
+    title = args.title or f"{translator.config['decoder']}: {' '.join(output_words)}"
     figure = plot_attention(weights, source_words, output_words, title=title)
     path = save_figure(figure, args.output)
     print(f"{' '.join(output_words)}\nwrote {path}")

@@ -7,15 +7,13 @@ from pathlib import Path
 
 import torch
 
-from ..core.checkpoint import load_checkpoint
 from ..core.device import parse_device
 from ..core.errors import InputError
-from ..translation.corpus import MAX_WORDS, load_pairs, split_pairs
 from ..translation.decoders import MAX_LENGTH
 from ..translation.export import export_onnx
 from ..translation.pretrained import DEFAULT_PRETRAINED, default_checkpoint
 from ..translation.search import MAX_STEPS, SentenceError, translate
-from ..translation.train import TrainConfig, train
+from ..translation.train import TrainConfig, load_translator, train
 from .options import add_config_options, check_output_directory, config_from_args, finite_float, positive_int
 
 
@@ -25,16 +23,8 @@ def run_train(args: argparse.Namespace) -> int:
     check_output_directory(args.checkpoint, "--checkpoint")
     if args.threads:
         torch.set_num_threads(args.threads)
-    pairs = load_pairs(config.max_words)
-    train_pairs, test_pairs = split_pairs(pairs, config.split)
-    print(
-        f"{len(pairs)} pairs ({len(train_pairs)} train, {len(test_pairs)} held out); "
-        f"decoder={config.decoder} score={config.score or '-'} H={config.hidden_size} device={device}",
-        flush=True,
-    )
     result = train(
         config,
-        pairs=pairs,
         checkpoint=args.checkpoint,
         resume=args.resume,
         overwrite=args.overwrite,
@@ -76,9 +66,7 @@ def read_stdin() -> list[tuple[int, str]]:
 
 def run_translate(args: argparse.Namespace) -> int:
     device = parse_device(args.device)
-    checkpoint = load_checkpoint(args.checkpoint or default_checkpoint(), device)
-    if checkpoint.config.get("task") != "translation":
-        raise InputError(f"{args.checkpoint} holds a {checkpoint.config.get('task')} model, not a translator")
+    translator = load_translator(args.checkpoint or default_checkpoint(), device)
     if args.sentences:
         numbered = list(enumerate(args.sentences, start=1))
         where = "sentence"
@@ -86,14 +74,12 @@ def run_translate(args: argparse.Namespace) -> int:
         numbered = read_stdin()
         where = "line"
     sentences = [sentence for _, sentence in numbered]
-    saved = checkpoint.training.get("config")
-    max_words = saved.get("max_words", MAX_WORDS) if isinstance(saved, dict) else MAX_WORDS
     try:
         translations = translate(
-            checkpoint.model,
-            checkpoint.vocabs,
+            translator.model,
+            translator.vocabs,
             sentences,
-            max_words=max_words,
+            max_words=translator.max_words,
             max_length=args.max_length,
             beam_size=args.beam_size,
             length_penalty=args.length_penalty,
@@ -112,10 +98,8 @@ def run_translate(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     check_output_directory(args.out, "--out")
-    checkpoint = load_checkpoint(args.checkpoint or default_checkpoint(), "cpu")
-    if checkpoint.config.get("task") != "translation":
-        raise InputError(f"{args.checkpoint} holds a {checkpoint.config.get('task')} model, not a translator")
-    for path in export_onnx(checkpoint.model, checkpoint.vocabs, args.out):
+    translator = load_translator(args.checkpoint or default_checkpoint(), "cpu")
+    for path in export_onnx(translator.model, translator.vocabs, args.out):
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")
     return 0
 
@@ -129,7 +113,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Train an encoder-decoder translator on the bundled Tatoeba pairs (the tutorial's filter: at most "
             "--max-words words per side, English starting with 'i am', 'he is', ...). French is the source, "
             "English the target; pairs with zlib.crc32(english) % 10 == 0 are held out (--split by_english; "
-            "by_french holds out by the French side, as the first round did). A checkpoint "
+            "by_french holds out by the French side). A checkpoint "
             "(safetensors + JSON) is saved after every epoch; at the end the held-out BLEU is measured, "
             "printed and saved with it."
         ),

@@ -14,7 +14,8 @@ Every file is written to a temporary file in the same directory and renamed into
 JSON is renamed last, so a crash at any moment leaves either the old checkpoint or the new
 one, never a mix. Loading checks the hashes, the config and every tensor's name, shape and
 dtype, and raises one `InputError` that says what is wrong. Both tasks use this one format:
-the config's `task` names the builder (`MODEL_BUILDERS`) that rebuilds the model.
+a model follows the `Checkpointable` protocol, and its config's `task` names the builder
+(`model_builders`) that rebuilds it.
 """
 
 import hashlib
@@ -23,9 +24,10 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 import torch
 from safetensors import SafetensorError
@@ -42,14 +44,38 @@ VERSION = 2
 `attention.score`. Version 1 checkpoints are converted by `scripts/convert_checkpoints.py`."""
 JSON_NAME = "checkpoint.json"
 
-MODEL_BUILDERS: dict[str, Callable[..., nn.Module]] = {}
-"""How to rebuild a model from its saved config, by task; each task registers its builder
-(`register_task`) when its package is imported."""
+TASK_NAMES = {"translation": "a translator", "sentiment": "a sentiment classifier"}
+"""What a model of each task is called in messages (`load_checkpoint`'s `task`)."""
 
 
-def register_task(task: str, build: Callable[..., nn.Module]) -> None:
-    """Let `load_checkpoint` rebuild models of `task` with ``build(**config)``."""
-    MODEL_BUILDERS[task] = build
+@runtime_checkable
+class Checkpointable(Protocol):
+    """What a model must have to be saved by `save_checkpoint` and rebuilt by `load_checkpoint`.
+
+    Attributes:
+        config: the model's `task` (a key of `model_builders()`) and its builder's keyword
+            arguments: ``model_builders()[config["task"]](**rest)`` builds the same model, untrained.
+            The builders (`build_model`, `build_classifier`) set it.
+        vocabulary_sizes: the size of each vocabulary the model was built for, by side
+            (``"source"``, and ``"target"`` for a translator), checked against the saved vocabularies.
+    """
+
+    config: dict[str, Any]
+
+    @property
+    def vocabulary_sizes(self) -> dict[str, int]: ...
+
+    def state_dict(self) -> Mapping[str, torch.Tensor]: ...
+
+    def load_state_dict(self, state_dict: Mapping[str, torch.Tensor]) -> object: ...
+
+
+def model_builders() -> dict[str, Callable[..., Checkpointable]]:
+    """The builder of each task's models, by the `task` their config names."""
+    from ..sentiment.classifier import build_classifier  # the tasks build on the core: imported when asked for
+    from ..translation.model import build_model
+
+    return {"translation": build_model, "sentiment": build_classifier}
 
 
 @dataclass
@@ -62,6 +88,7 @@ class Checkpoint:
         config: the model's config: its `task` and the builder's arguments.
         training: the training state saved with it (empty for a weights-only checkpoint).
         path: the checkpoint directory.
+        files: the name and SHA-256 of each of its tensor files (`model`, and `training` when saved).
     """
 
     model: nn.Module
@@ -69,6 +96,7 @@ class Checkpoint:
     config: dict
     training: dict = field(default_factory=dict)
     path: Path | None = None
+    files: dict = field(default_factory=dict)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -153,12 +181,13 @@ def save_checkpoint(
 
     Returns:
         The checkpoint directory.
+
+    Raises:
+        InputError: the model does not follow `Checkpointable`, or the training state is not JSON.
     """
-    config = getattr(model, "config", None)
-    if not isinstance(config, dict) or config.get("task") not in MODEL_BUILDERS:
-        raise ValueError(
-            "the model has no config with a registered task; build it with build_model or build_classifier"
-        )
+    config = model.config if isinstance(model, Checkpointable) else None
+    if not isinstance(config, dict) or config.get("task") not in TASK_NAMES:
+        raise InputError("the model has no config with a known task; build it with build_model or build_classifier")
     state = dict(training or {})
     extra: dict[str, torch.Tensor] = {}
     if optimizer is not None:
@@ -173,7 +202,7 @@ def save_checkpoint(
     try:
         json.dumps(document, allow_nan=False)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"the checkpoint cannot be saved as JSON: {error}") from error
+        raise InputError(f"the checkpoint cannot be saved as JSON: {error}") from error
     directory = Path(path)
     directory.mkdir(parents=True, exist_ok=True)
     files = {"model": _store(directory, "model", model.state_dict())}
@@ -238,12 +267,13 @@ def _read_tensors(directory: Path, entry: object, what: str) -> dict[str, torch.
         raise InputError(f"checkpoint file {path} is not a valid safetensors file: {echo(error)}") from error
 
 
-def _rebuild(directory: Path, config: dict) -> nn.Module:
+def _rebuild(directory: Path, config: dict) -> Checkpointable:
+    builders = model_builders()
     task = config.get("task")
-    if task not in MODEL_BUILDERS:
-        raise InputError(f"checkpoint {directory} names task {echo(task)}; expected one of {sorted(MODEL_BUILDERS)}")
+    if task not in builders:
+        raise InputError(f"checkpoint {directory} names task {echo(task)}; expected one of {sorted(builders)}")
     options = {key: value for key, value in config.items() if key != "task"}
-    parameters = inspect.signature(MODEL_BUILDERS[task]).parameters.values()
+    parameters = inspect.signature(builders[task]).parameters.values()
     missing = [p.name for p in parameters if p.kind is not p.VAR_KEYWORD and p.name not in options]
     if missing:
         raise InputError(f"checkpoint {directory} has an incomplete {task} config: {', '.join(missing)} missing")
@@ -251,27 +281,31 @@ def _rebuild(directory: Path, config: dict) -> nn.Module:
     if bad:
         raise InputError(f"checkpoint {directory} has a malformed config: {echo(bad)} must be plain values")
     try:
-        return MODEL_BUILDERS[task](**options)
+        return builders[task](**options)
     except (TypeError, ValueError) as error:
         raise InputError(
             f"checkpoint {directory} has an unusable {task} config {echo(config)}: {echo(error)}"
         ) from error
 
 
-def load_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> Checkpoint:
+def load_checkpoint(path: str | Path, device: torch.device | str = "cpu", task: str | None = None) -> Checkpoint:
     """Load a checkpoint saved by `save_checkpoint` and rebuild its model.
 
     Args:
         path: the checkpoint directory.
         device: where to put the model.
+        task: the task the model must be of (a key of `TASK_NAMES`); any task when None.
 
     Raises:
-        InputError: the directory or a file is missing, a file is corrupted or truncated, or
-            the weights do not match the config (names, shapes or dtypes), with what was expected.
+        InputError: the directory or a file is missing, a file is corrupted or truncated, the
+            weights do not match the config (names, shapes or dtypes), with what was expected,
+            or the model is not of `task`.
     """
     directory = Path(path)
     document = _read_document(directory)
     config = document["config"]
+    if task is not None and config.get("task") != task:
+        raise InputError(f"{path} holds a {echo(config.get('task'))} model, not {TASK_NAMES[task]}")
     saved = document["vocabularies"]
     if not isinstance(saved.get("source"), dict):
         raise InputError(f"checkpoint {directory} is corrupted: the source vocabulary is missing")
@@ -280,8 +314,7 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> Che
         Vocabulary.from_dict(saved["target"]) if saved.get("target") is not None else None,
     )
     model = _rebuild(directory, config)
-    sizes = getattr(model, "vocabulary_sizes", {})
-    for side, size in sizes.items():
+    for side, size in model.vocabulary_sizes.items():
         vocab = getattr(vocabs, side)
         if vocab is None or len(vocab) != size:
             raise InputError(
@@ -308,7 +341,7 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> Che
         )
     model.load_state_dict(weights)
     model.to(device).eval()
-    return Checkpoint(model, vocabs, config, document.get("training") or {}, directory)
+    return Checkpoint(model, vocabs, config, document.get("training") or {}, directory, document["files"])
 
 
 def restore_training_state(checkpoint: Checkpoint, optimizer: torch.optim.Optimizer | None) -> None:
@@ -317,10 +350,8 @@ def restore_training_state(checkpoint: Checkpoint, optimizer: torch.optim.Optimi
     Raises:
         InputError: the checkpoint holds no training state, or it does not fit `optimizer`.
     """
-    assert checkpoint.path is not None
-    document = _read_document(checkpoint.path)
-    entry = document["files"].get("training")
-    if entry is None:
+    entry = checkpoint.files.get("training")
+    if checkpoint.path is None or entry is None:
         raise InputError(f"checkpoint {checkpoint.path} holds weights only, no training state to resume from")
     tensors = _read_tensors(checkpoint.path, entry, "training state")
     if optimizer is not None:

@@ -117,14 +117,3 @@ def check_config(config: object) -> None:
     for field in dataclasses.fields(config):
         value = check_value(field.name, field, getattr(config, field.name))
         object.__setattr__(config, field.name, value)
-
-
-def config_from_dict(cls: type, data: object, where: str) -> Any:
-    """Rebuild settings saved with `dataclasses.asdict`; unknown or malformed keys are an `InputError`."""
-    if not isinstance(data, dict):
-        raise InputError(f"{where}: the saved settings are not an object, got {echo(data)}")
-    names = {field.name for field in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise InputError(f"{where}: unknown setting(s) {echo(unknown)}; expected some of {sorted(names)}")
-    return cls(**data)

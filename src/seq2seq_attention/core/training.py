@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import torch
 from torch import nn
+from torch.optim.lr_scheduler import LambdaLR
 from tqdm.auto import tqdm
 
 BatchT = TypeVar("BatchT")
@@ -29,6 +30,15 @@ def learning_rate_at(schedule: str, learning_rate: float, step: int, total_steps
         return learning_rate * (step + 1) / warmup
     progress = (step - warmup) / max(1, total_steps - warmup)
     return learning_rate * 0.5 * (1.0 + math.cos(math.pi * min(progress, 1.0)))
+
+
+def make_scheduler(optimizer: torch.optim.Optimizer, schedule: str, total_steps: int, first_step: int = 0) -> LambdaLR:
+    """Sets `optimizer`'s learning rate to that of step ``first_step + n`` after `n` calls of its `step()`.
+
+    The rate is the optimizer's initial one scaled as `learning_rate_at` says: a run that resumes
+    at step `first_step` continues the schedule where the interrupted run left it.
+    """
+    return LambdaLR(optimizer, lambda n: learning_rate_at(schedule, 1.0, first_step + n, total_steps))
 
 
 def make_optimizer(model: nn.Module, learning_rate: float, weight_decay: float = 0.0) -> torch.optim.Optimizer:

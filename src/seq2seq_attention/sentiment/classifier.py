@@ -9,8 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..attention.attention import BahdanauAttention
-from ..core.batching import lengths_to_mask, run_packed
-from ..core.checkpoint import register_task
+from ..core.batching import lengths_to_mask
 from ..core.checks import (
     check_indices,
     check_lengths,
@@ -20,6 +19,7 @@ from ..core.checks import (
     check_tensor,
 )
 from ..core.errors import InputError, echo
+from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
 
 CLASSIFIER_KINDS = ("attention", "bilstm", "mean")
@@ -75,7 +75,7 @@ class SentimentClassifier(nn.Module):
         use_attention: bool = True,
     ) -> None:
         super().__init__()
-        self.vocabulary_sizes = {"source": vocab_size}
+        self.config: dict = {}  # set by `build_classifier`: what a checkpoint saves to rebuild the model
         # --8<-- [start:init]
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
         self.lstm1 = nn.LSTM(embedding_size, hidden_size, batch_first=True, bidirectional=True)
@@ -89,6 +89,11 @@ class SentimentClassifier(nn.Module):
         self.dropout = nn.Dropout(dropout_p)
         self.output = nn.Linear(dense_size, 1)
         # --8<-- [end:init]
+
+    @property
+    def vocabulary_sizes(self) -> dict[str, int]:
+        """The vocabulary size the model was built for (checked against a checkpoint's vocabulary)."""
+        return {"source": self.embedding.num_embeddings}
 
     # --8<-- [start:forward]
     def forward(self, input: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -130,11 +135,16 @@ class MeanEmbeddingClassifier(nn.Module):
 
     def __init__(self, vocab_size: int, embedding_size: int = 128, dense_size: int = 20, dropout_p: float = 0.5):
         super().__init__()
-        self.vocabulary_sizes = {"source": vocab_size}
+        self.config: dict = {}  # set by `build_classifier`
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
         self.dense = nn.Linear(embedding_size, dense_size)
         self.dropout = nn.Dropout(dropout_p)
         self.output = nn.Linear(dense_size, 1)
+
+    @property
+    def vocabulary_sizes(self) -> dict[str, int]:
+        """The vocabulary size the model was built for."""
+        return {"source": self.embedding.num_embeddings}
 
     def forward(self, input: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, None]:
         sizes = _check_inputs(self, input, lengths, self.embedding.num_embeddings)
@@ -146,7 +156,7 @@ class MeanEmbeddingClassifier(nn.Module):
         return self.output(hidden).squeeze(1), None  # (B,)
 
 
-def build_classifier(kind: str, vocab_size: int, **options: object) -> nn.Module:
+def build_classifier(kind: str, vocab_size: int, **options: object) -> SentimentClassifier | MeanEmbeddingClassifier:
     """A classifier of the given kind (`CLASSIFIER_KINDS`) with the course notes' sizes unless overridden.
 
     The model's `config` (saved in checkpoints) records the kind, the vocabulary size and the options.
@@ -178,6 +188,3 @@ def build_classifier(kind: str, vocab_size: int, **options: object) -> nn.Module
         raise InputError(f"a {kind!r} classifier does not take {echo(sorted(options))}: {error}") from None
     model.config = {"task": "sentiment", "kind": kind, "vocab_size": vocab_size, **options}
     return model
-
-
-register_task("sentiment", build_classifier)

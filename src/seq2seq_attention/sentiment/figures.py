@@ -4,6 +4,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from ..core.errors import InputError
 from ..core.fonts import hangul_font
@@ -23,18 +25,18 @@ def pick_examples(examples: Sequence[Example], count: int, max_words: int) -> li
 def plot_word_attention(
     words: Sequence[Sequence[str]], weights: Sequence[Sequence[float]], titles: Sequence[str], path: Path
 ) -> None:
-    """One row of coloured cells per sentence: the attention weight on each word, written in the cell."""
-    import matplotlib
+    """One row of coloured cells per sentence: the attention weight on each word, written in the cell.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    The figure is built with the object-oriented API on the Agg canvas, like `plot_attention`: no pyplot state.
+    """
     if not words or len(words) != len(weights) or len(words) != len(titles):
         raise ValueError(f"need as many weight rows and titles as sentences, got {len(words)}, {len(weights)}")
     width = max(len(w) for w in words)
     top = max(max(row) for row in weights)  # one colour scale for every row, so rows compare
     # about the site's column width (8 in at 110 dpi), so that words and weights stay readable there
-    fig, axes = plt.subplots(len(words), 1, figsize=(8.0, 1.25 * len(words)), squeeze=False)
+    fig = Figure(figsize=(8.0, 1.25 * len(words)))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(words), 1, squeeze=False)
     font = {"fontfamily": hangul_font()} if hangul_font() else {}
     for ax, row_words, row_weights, title in zip(axes[:, 0], words, weights, titles, strict=True):
         if len(row_words) != len(row_weights):
@@ -52,7 +54,6 @@ def plot_word_attention(
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def attention_figure(checkpoint: Path, out: Path, count: int = 6, max_words: int = 12) -> list[dict[str, object]]:

@@ -168,10 +168,7 @@ def load_classifier(path: str | Path, device: torch.device | str = "cpu") -> Che
     Raises:
         InputError: see `load_checkpoint`, or a checkpoint of another task.
     """
-    checkpoint = load_checkpoint(path, device)
-    if checkpoint.config.get("task") != "sentiment":
-        raise InputError(f"{path} holds a {checkpoint.config.get('task')} model, not a sentiment classifier")
-    return checkpoint
+    return load_checkpoint(path, device, task="sentiment")
 
 
 def checkpoint_sources(checkpoint: Checkpoint) -> tuple[str, ...]:

@@ -17,8 +17,9 @@ from typing import NamedTuple
 
 from torch.utils.data import DataLoader, Dataset
 
-from ..core.batching import BucketBatchSampler, checksum_split, collate
+from ..core.batching import BucketBatchSampler, collate
 from ..core.errors import InputError, echo
+from ..core.split import checksum_split
 from ..core.vocabulary import Vocabularies, Vocabulary
 
 CORPUS_PATH = Path(__file__).resolve().parent.parent / "corpora" / "eng-fra.txt.xz"
@@ -169,25 +170,45 @@ def _read_pairs(path: str | Path, max_words: int, prefixes: tuple[str, ...]) -> 
 # --8<-- [start:split]
 SPLITS: dict[str, str] = {
     "by_english": "target",  # the main split: all pairs that share an English sentence on one side
-    "by_french": "source",  # the first round's split: an English target can sit on both sides
+    "by_french": "source",  # an English target can sit on both sides
 }
 """The held-out rules by name: a pair is held out when crc32 of this side is 0 mod 10."""
 
 
-def split_pairs(pairs: Iterable[Pair], split: str = "by_english") -> tuple[list[Pair], list[Pair]]:
+EVAL_SPLITS = ("test", "dev")
+"""What a run is measured on: the test split, or the development split carved from training."""
+
+DEV_SALT = "dev:"
+"""The development split's checksum salt: the test rule again, drawn independently of it."""
+
+
+def split_pairs(
+    pairs: Iterable[Pair], split: str = "by_english", eval_split: str = "test"
+) -> tuple[list[Pair], list[Pair]]:
     """Split into (train, test) by a checksum of one side of each pair (`SPLITS`).
 
     ``by_english`` (the default) keys on the English target: pairs that translate to the same
     English sentence ("je suis fatigue ." and "je suis fatiguee ." -> "i am tired .") all fall on
-    one side, so no held-out target was seen in training. ``by_french`` keys on the French source,
-    as the first round did; it keeps French sentences apart, but not their translations.
+    one side, so no held-out target was seen in training. ``by_french`` keys on the French source:
+    it keeps French sentences apart, but not their translations.
+
+    With ``eval_split="dev"`` it returns (train without dev, dev) instead: the development split
+    takes about a tenth of the training split by the same rule and side (salted with `DEV_SALT`),
+    so under ``by_english`` no dev target is a training or test target. The test pairs are
+    dropped, so that choices made on dev never read the test split.
 
     Raises:
-        InputError: an unknown split name.
+        InputError: an unknown split or eval_split name.
     """
-    if split not in SPLITS:
-        raise InputError(f"split must be one of {', '.join(SPLITS)}, got {echo(split)}")
-    return checksum_split(pairs, key=lambda pair: getattr(pair, SPLITS[split]), held_out=1, modulus=10)
+    _check_split_names(split, eval_split)
+
+    def side(pair: Pair) -> str:
+        return getattr(pair, SPLITS[split])
+
+    train, test = checksum_split(pairs, key=side, held_out=1, modulus=10)
+    if eval_split == "test":
+        return train, test
+    return checksum_split(train, key=side, held_out=1, modulus=10, salt=DEV_SALT)  # (train without dev, dev)
 
 
 def target_overlap(train: Sequence[Pair], test: Sequence[Pair]) -> float:
@@ -197,6 +218,13 @@ def target_overlap(train: Sequence[Pair], test: Sequence[Pair]) -> float:
 
 
 # --8<-- [end:split]
+
+
+def _check_split_names(split: str, eval_split: str) -> None:
+    if split not in SPLITS:
+        raise InputError(f"split must be one of {', '.join(SPLITS)}, got {echo(split)}")
+    if eval_split not in EVAL_SPLITS:
+        raise InputError(f"eval_split must be one of {', '.join(EVAL_SPLITS)}, got {echo(eval_split)}")
 
 
 def build_vocabularies(pairs: Iterable[Pair]) -> Vocabularies:

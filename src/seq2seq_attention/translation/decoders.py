@@ -18,9 +18,7 @@ from ..attention.scores import SCORES, AdditiveScore
 from ..core.checks import check_indices, check_module_device, check_module_dtype, check_same_device, check_tensor
 from ..core.errors import InputError, echo
 from ..core.tokens import PAD_IDX, SOS_IDX
-
-MAX_LENGTH = 10
-"""Steps decoded without a target (the tutorial's `MAX_LENGTH`: 6 words, punctuation, `<eos>`, slack)."""
+from .search import MAX_LENGTH, greedy_search
 
 # --8<-- [start:decoder_scores]
 DECODER_SCORES: dict[str, tuple[str, ...]] = {
@@ -126,35 +124,33 @@ class StepDecoder(nn.Module):
         coin_per_step: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         self._check_loop(encoder_outputs, target_tensor, max_length, teacher_forcing_ratio)
+        state = self.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once here
+        if target_tensor is None:  # nothing to learn from: decode greedily (the one free-running loop)
+            _, logits, attentions, state = greedy_search(self.forward_step, state, max_length)  # (B, T, V)
+            return F.log_softmax(logits, dim=-1), state.hidden, attentions
         batch_size = encoder_outputs.size(0)
         device = encoder_outputs.device
         decoder_input = torch.full((batch_size, 1), SOS_IDX, dtype=torch.long, device=device)  # (B, 1)
-        state = self.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once here
         decoder_outputs = []
         attentions = []
-        steps = max_length if target_tensor is None else target_tensor.size(1)
-        mixed = target_tensor is not None and teacher_forcing_ratio < 1.0  # draw coins only when mixing
+        mixed = teacher_forcing_ratio < 1.0  # draw coins only when mixing
         use_target = torch.rand(batch_size, 1, device=device) < teacher_forcing_ratio if mixed else None  # (B, 1)
         # --8<-- [end:forward]
 
         # --8<-- [start:loop]
-        for i in range(steps):
+        for i in range(target_tensor.size(1)):
             decoder_output, state, attn_weights = self.forward_step(decoder_input, state)  # (B, 1, V), (B, 1, S)
             decoder_outputs.append(decoder_output)
             attentions.append(attn_weights)
 
-            _, topi = decoder_output.topk(1)  # (B, 1, 1): the index of the largest logit
-            prediction = topi.squeeze(-1).detach()  # (B, 1), cut from the graph
-            if target_tensor is None:
-                decoder_input = prediction  # free running: feed back our own guess
+            teacher = target_tensor[:, i].unsqueeze(1)  # (B, 1): the true token of step i
+            if use_target is None:
+                decoder_input = teacher  # teacher forcing
             else:
-                teacher = target_tensor[:, i].unsqueeze(1)  # (B, 1): the true token of step i
-                if use_target is None:
-                    decoder_input = teacher  # teacher forcing
-                else:
-                    if coin_per_step and i > 0:
-                        use_target = torch.rand(batch_size, 1, device=device) < teacher_forcing_ratio  # (B, 1)
-                    decoder_input = torch.where(use_target, teacher, prediction)  # (B, 1)
+                prediction = decoder_output.argmax(dim=-1).detach()  # (B, 1): our own guess, cut from the graph
+                if coin_per_step and i > 0:
+                    use_target = torch.rand(batch_size, 1, device=device) < teacher_forcing_ratio  # (B, 1)
+                decoder_input = torch.where(use_target, teacher, prediction)  # (B, 1)
         # --8<-- [end:loop]
 
         # --8<-- [start:after_loop]

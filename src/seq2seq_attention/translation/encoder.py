@@ -3,9 +3,9 @@
 import torch
 from torch import nn
 
-from ..core.batching import run_packed
 from ..core.checks import check_indices, check_lengths, check_module_device, check_same_device, check_tensor
 from ..core.errors import InputError
+from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
 
 

@@ -4,11 +4,14 @@
 `step.onnx` (token, hidden, keys, projected keys -> logits, next hidden, attention weights) and
 `vocabularies.json`. The weights are stored as float16 (cast back to float32 inside the graph), so
 the two graphs compute exactly what `half_precision(model)` computes in PyTorch: the model with
-every weight rounded to float16 and back. Greedy decoding with them is `greedy_tokens`.
+every weight rounded to float16 and back. `GraphDecoder` puts the graphs behind the decoder's step
+interface, so that `greedy_search` and `beam_search` decode with them.
 """
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -18,8 +21,9 @@ from ..core.errors import InputError
 from ..core.tokens import EOS_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
 from .corpus import MAX_WORDS
-from .decoders import MAX_LENGTH, DecoderState
+from .decoders import DecoderState
 from .model import Seq2Seq
+from .search import MAX_LENGTH
 
 IR_VERSION = 9
 """The newest ONNX IR version the vendored onnxruntime-web (1.17.3) reads; opset 20 fits it."""
@@ -152,16 +156,47 @@ def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[P
 # --8<-- [end:export_onnx]
 
 
-def greedy_tokens(encoder, step, tokens: list[int], max_length: int = MAX_LENGTH) -> tuple[list[int], np.ndarray]:
-    """Greedy decoding of one encoded sentence with two onnxruntime sessions; the tokens and the (T, S) weights."""
-    keys, hidden, proj_keys = encoder.run(None, {"tokens": np.array([tokens], dtype=np.int64)})
-    token, output, weights = SOS_IDX, [], []
-    for _ in range(max_length):
-        feed = {"token": np.array([[token]], dtype=np.int64), "hidden": hidden, "keys": keys, "proj_keys": proj_keys}
-        logits, hidden, step_weights = step.run(None, feed)
-        token = int(logits[0, 0].argmax())
-        output.append(token)
-        weights.append(step_weights[0, 0])
-        if token == EOS_IDX:
-            break
-    return output, np.stack(weights)
+class Session(Protocol):
+    """What `GraphDecoder` uses of an `onnxruntime.InferenceSession`."""
+
+    def run(self, output_names: None, feed: dict[str, np.ndarray]) -> list[np.ndarray]: ...
+
+
+class GraphDecoder:
+    """The two exported graphs behind the decoder's step interface, so that `search.py` decodes with them.
+
+    `init_state` runs the encoder graph on one sentence; `forward_step` runs the step graph once per
+    row (the graph takes one sentence), so `greedy_search` and `beam_search` (which copies and
+    reorders rows) drive the graphs exactly as they drive a `StepDecoder`.
+
+    Args:
+        encoder: an onnxruntime session of `encoder.onnx`.
+        step: an onnxruntime session of `step.onnx`.
+    """
+
+    def __init__(self, encoder: Session, step: Session) -> None:
+        self.encoder, self.step = encoder, step
+
+    def init_state(self, tokens: list[int]) -> DecoderState:
+        """The state of one encoded sentence: hidden (1, 1, H), keys (1, S, H), proj_keys (1, S, Hp)."""
+        keys, hidden, proj_keys = self.encoder.run(None, {"tokens": np.array([tokens], dtype=np.int64)})
+        return DecoderState(torch.from_numpy(hidden), torch.from_numpy(keys), None, torch.from_numpy(proj_keys))
+
+    def forward_step(self, input: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
+        """(B, 1) tokens and the state to (B, 1, V) logits, the next state and (B, 1, S) weights."""
+        rows = [
+            self.step.run(
+                None,
+                {
+                    "token": input[b : b + 1].numpy(),
+                    "hidden": state.hidden[:, b : b + 1].numpy(),
+                    "keys": state.keys[b : b + 1].numpy(),
+                    "proj_keys": state.proj_keys[b : b + 1].numpy(),
+                },
+            )
+            for b in range(input.size(0))
+        ]
+        logits = torch.from_numpy(np.concatenate([row[0] for row in rows]))  # (B, 1, V)
+        hidden = torch.from_numpy(np.concatenate([row[1] for row in rows], axis=1))  # (1, B, H)
+        weights = torch.from_numpy(np.concatenate([row[2] for row in rows]))  # (B, 1, S)
+        return logits, replace(state, hidden=hidden), weights

@@ -6,7 +6,6 @@ import torch
 from torch import nn
 
 from ..core.batching import lengths_to_mask
-from ..core.checkpoint import register_task
 from ..core.checks import check_parameter_budget, check_tensor
 from ..core.errors import InputError, echo
 from .decoders import DECODER_SCORES, MAX_LENGTH, AttnDecoderRNN, DecoderRNN, LuongAttnDecoderRNN, StepDecoder
@@ -47,7 +46,7 @@ class Seq2Seq(nn.Module):
             raise InputError(f"encoder and decoder must share H, got {encoder.hidden_size} and {decoder.hidden_size}")
         self.encoder = encoder
         self.decoder = decoder
-        self.config: dict | None = None  # set by `build_model`
+        self.config: dict = {}  # set by `build_model`: what a checkpoint saves to rebuild the model
 
     @property
     def vocabulary_sizes(self) -> dict[str, int]:
@@ -184,5 +183,3 @@ def build_model(
 
 
 # --8<-- [end:build_model]
-
-register_task("translation", build_model)

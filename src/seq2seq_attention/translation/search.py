@@ -3,6 +3,7 @@
 import math
 import unicodedata
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import torch
 
@@ -12,8 +13,13 @@ from ..core.errors import InputError, echo
 from ..core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
 from .corpus import MAX_WORDS, normalize_string
-from .decoders import MAX_LENGTH
-from .model import Seq2Seq
+
+if TYPE_CHECKING:
+    from .decoders import DecoderState
+    from .model import Seq2Seq
+
+MAX_LENGTH = 10
+"""Steps decoded without a target (the tutorial's `MAX_LENGTH`: 6 words, punctuation, `<eos>`, slack)."""
 
 
 def _check_length_penalty(length_penalty: object) -> None:
@@ -42,52 +48,56 @@ MAX_STEPS = 1000
 """The most steps a search takes (`max_length`); the training sentences have at most 7 tokens."""
 
 
-# --8<-- [start:greedy]
-@torch.inference_mode()
-def greedy_decode(
-    model: Seq2Seq, source: torch.Tensor, lengths: torch.Tensor, max_length: int = MAX_LENGTH
-) -> tuple[torch.Tensor, torch.Tensor | None]:
+class Step(Protocol):
+    """The decoder's step interface: `forward_step` of a `StepDecoder`, or of the exported graphs' adapter."""
+
+    def __call__(
+        self, input: torch.Tensor, state: "DecoderState"
+    ) -> tuple[torch.Tensor, "DecoderState", torch.Tensor | None]: ...
+
+
+# --8<-- [start:greedy_search]
+def greedy_search(
+    step: Step, state: "DecoderState", max_length: int = MAX_LENGTH
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, "DecoderState"]:
     """Feed each step's most likely word back in, until every sentence has said `<eos>`.
 
-    Args:
-        model: a trained `Seq2Seq` (call `model.eval()` first: dropout stays on otherwise).
-        source: (B, S) long, padded source indices.
-        lengths: (B,) long, the real source lengths.
-        max_length: at most this many steps (`<eos>` included).
+    The one free-running loop of the package: `greedy_decode`, a decoder called without a
+    target and the exported graphs all decode through it.
 
     Shapes:
+        state: a `DecoderState` of B sentences (`init_state`).
         tokens: (B, T) long, T <= max_length; each row ends at its first `<eos>`, then `PAD_IDX`.
-        attentions: (B, T, S) attention weights, or None for a decoder without attention.
+        logits: (B, T, V), the logits of every step.
+        attentions: (B, T, S), or None for a decoder without attention.
     """
-    sizes = _check_search(source, max_length)
-    encoder_outputs, encoder_hidden, source_mask = model.encode(source, lengths)  # (B, S, H), (1, B, H), (B, S)
-    state = model.decoder.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once
-    decoder_input = torch.full((sizes["B"], 1), SOS_IDX, dtype=torch.long, device=source.device)  # (B, 1)
-    finished = torch.zeros(sizes["B"], 1, dtype=torch.bool, device=source.device)  # (B, 1)
-    tokens, attentions = [], []
+    batch_size, device = state.keys.size(0), state.keys.device
+    decoder_input = torch.full((batch_size, 1), SOS_IDX, dtype=torch.long, device=device)  # (B, 1)
+    finished = torch.zeros(batch_size, 1, dtype=torch.bool, device=device)  # (B, 1)
+    tokens, logits, attentions = [], [], []
     for _ in range(max_length):
-        logits, state, weights = model.decoder.forward_step(decoder_input, state)  # (B, 1, V), (B, 1, S) or None
-        prediction = logits.argmax(dim=-1).masked_fill(finished, PAD_IDX)  # (B, 1): PAD once finished
+        step_logits, state, weights = step(decoder_input, state)  # (B, 1, V), (B, 1, S) or None
+        prediction = step_logits.argmax(dim=-1).masked_fill(finished, PAD_IDX)  # (B, 1): PAD once finished
         tokens.append(prediction)
+        logits.append(step_logits)
         attentions.append(weights)
         finished = finished | (prediction == EOS_IDX)  # (B, 1)
         if bool(finished.all()):
             break
         decoder_input = prediction  # (B, 1): our own guess is the next input
     tokens = torch.cat(tokens, dim=1)  # (B, T)
+    logits = torch.cat(logits, dim=1)  # (B, T, V)
     attentions = None if attentions[0] is None else torch.cat(attentions, dim=1)  # (B, T, S)
-    return tokens, attentions
+    return tokens, logits, attentions, state
 
 
-# --8<-- [end:greedy]
+# --8<-- [end:greedy_search]
 
 
-# --8<-- [start:beam]
-@torch.inference_mode()
-def beam_search_decode(
-    model: Seq2Seq,
-    source: torch.Tensor,
-    lengths: torch.Tensor,
+# --8<-- [start:beam_search]
+def beam_search(
+    step: Step,
+    state: "DecoderState",
     beam_size: int = 5,
     max_length: int = MAX_LENGTH,
     length_penalty: float = 1.0,
@@ -101,24 +111,14 @@ def beam_search_decode(
     that short translations are not preferred just because they multiply fewer
     probabilities. A sentence is done once it has `beam_size` finished hypotheses; one that
     has none after `max_length` steps takes its best live prefix. With ``beam_size=1`` this is
-    exactly `greedy_decode`.
-
-    Args:
-        model: a trained `Seq2Seq` (in eval mode).
-        source: (B, S) long, padded source indices.
-        lengths: (B,) long, the real source lengths.
-        beam_size: k, the prefixes kept per sentence.
-        max_length: at most this many steps (`<eos>` included).
-        length_penalty: alpha; 0 compares raw log-probabilities, 1 per-word averages.
+    exactly `greedy_search`.
 
     Shapes:
+        state: a `DecoderState` of B sentences (`init_state`).
         tokens: (B, T) long, T <= max_length; each row ends at its `<eos>`, then `PAD_IDX`.
         scores: (B,) the chosen hypotheses' length-normalised log-probabilities.
     """
-    sizes = _check_search(source, max_length, beam_size, length_penalty)
-    B, k, device = sizes["B"], beam_size, source.device
-    encoder_outputs, encoder_hidden, source_mask = model.encode(source, lengths)  # (B, S, H), (1, B, H), (B, S)
-    state = model.decoder.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once
+    B, k, device = state.keys.size(0), beam_size, state.keys.device
     state = state.select(torch.arange(B, device=device).repeat_interleave(k))  # (B*k) rows: k per sentence
     scores = torch.full((B, k), float("-inf"), device=device)  # (B, k): log-probability of each prefix
     scores[:, 0] = 0.0  # one live prefix (<sos>) at the start
@@ -131,7 +131,7 @@ def beam_search_decode(
     rank = torch.arange(2 * k, device=device).expand(B, 2 * k)  # (B, 2k)
     offsets = (torch.arange(B, device=device) * k).unsqueeze(1)  # (B, 1): first row of each sentence
     for t in range(max_length):
-        logits, state, _ = model.decoder.forward_step(decoder_input, state)  # (B*k, 1, V)
+        logits, state, _ = step(decoder_input, state)  # (B*k, 1, V)
         log_probs = torch.log_softmax(logits.squeeze(1), dim=-1).view(B, k, -1)  # (B, k, V)
         V = log_probs.size(-1)
         candidates = (scores.unsqueeze(2) + log_probs).view(B, k * V)  # (B, k*V)
@@ -168,6 +168,64 @@ def beam_search_decode(
         best_tokens[unfinished, :steps] = prefixes[unfinished, 0]
         best_length[unfinished] = steps
     return best_tokens[:, : int(best_length.max())], best
+
+
+# --8<-- [end:beam_search]
+
+
+# --8<-- [start:greedy]
+@torch.inference_mode()
+def greedy_decode(
+    model: "Seq2Seq", source: torch.Tensor, lengths: torch.Tensor, max_length: int = MAX_LENGTH
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Greedy translation of a batch: encode, then `greedy_search` with the model's decoder.
+
+    Args:
+        model: a trained `Seq2Seq` (call `model.eval()` first: dropout stays on otherwise).
+        source: (B, S) long, padded source indices.
+        lengths: (B,) long, the real source lengths.
+        max_length: at most this many steps (`<eos>` included).
+
+    Shapes:
+        tokens: (B, T) long, T <= max_length; each row ends at its first `<eos>`, then `PAD_IDX`.
+        attentions: (B, T, S) attention weights, or None for a decoder without attention.
+    """
+    _check_search(source, max_length)
+    state = model.decoder.init_state(*model.encode(source, lengths))  # keys projected once
+    tokens, _, attentions, _ = greedy_search(model.decoder.forward_step, state, max_length)  # (B, T), (B, T, S)
+    return tokens, attentions
+
+
+# --8<-- [end:greedy]
+
+
+# --8<-- [start:beam]
+@torch.inference_mode()
+def beam_search_decode(
+    model: "Seq2Seq",
+    source: torch.Tensor,
+    lengths: torch.Tensor,
+    beam_size: int = 5,
+    max_length: int = MAX_LENGTH,
+    length_penalty: float = 1.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Beam-search translation of a batch: encode, then `beam_search` with the model's decoder.
+
+    Args:
+        model: a trained `Seq2Seq` (in eval mode).
+        source: (B, S) long, padded source indices.
+        lengths: (B,) long, the real source lengths.
+        beam_size: k, the prefixes kept per sentence; 1 gives `greedy_decode`'s tokens.
+        max_length: at most this many steps (`<eos>` included).
+        length_penalty: alpha; 0 compares raw log-probabilities, 1 per-word averages.
+
+    Shapes:
+        tokens: (B, T) long, T <= max_length; each row ends at its `<eos>`, then `PAD_IDX`.
+        scores: (B,) the chosen hypotheses' length-normalised log-probabilities.
+    """
+    _check_search(source, max_length, beam_size, length_penalty)
+    state = model.decoder.init_state(*model.encode(source, lengths))  # keys projected once
+    return beam_search(model.decoder.forward_step, state, beam_size, max_length, length_penalty)  # (B, T), (B,)
 
 
 # --8<-- [end:beam]
@@ -232,7 +290,7 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
 
 
 def translate(
-    model: Seq2Seq,
+    model: "Seq2Seq",
     vocabs: Vocabularies,
     sentences: Sequence[str],
     *,

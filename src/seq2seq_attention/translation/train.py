@@ -8,18 +8,20 @@ from pathlib import Path
 
 import torch
 from torch import nn
+from torch.optim.lr_scheduler import LRScheduler
 from torch.utils.data import DataLoader
 
 from ..attention.scores import SCORES
 from ..core.batching import Batch
-from ..core.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
-from ..core.config import check_config, setting
+from ..core.checkpoint import Checkpoint, load_checkpoint, restore_training_state, save_checkpoint
+from ..core.config import check_config, check_value, setting
 from ..core.errors import InputError
 from ..core.tokens import PAD_IDX
-from ..core.training import SCHEDULES, learning_rate_at, make_optimizer, optimizer_step, run_epoch
+from ..core.training import SCHEDULES, make_optimizer, make_scheduler, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
 from .corpus import (
     ENG_PREFIXES,
+    EVAL_SPLITS,
     MAX_WORDS,
     SPLITS,
     Pair,
@@ -33,6 +35,12 @@ from .decoders import DECODER_SCORES
 from .evaluate import Evaluation, evaluate
 from .model import DECODERS, MAX_SIZE, Seq2Seq, build_model
 
+BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
+"""What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""
+
+INITIALIZATIONS = ("pytorch", "xavier")
+"""How the weights start (`initialize`)."""
+
 TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
 """How the teacher-forcing ratio changes over the epochs (`teacher_forcing_at`)."""
 
@@ -44,14 +52,22 @@ def teacher_forcing_at(schedule: str, ratio: float, k: float, epoch: int) -> flo
     ``constant`` keeps `ratio`; ``inverse_sigmoid`` is the decay of scheduled sampling (Bengio et
     al., 2015), counted in epochs from 0: ``ratio * k / (k + exp((epoch - 1) / k))``, which starts
     near `ratio` and falls towards 0, so that training moves from teacher forcing towards the
-    conditions of decoding (the model's own predictions as inputs).
+    conditions of decoding (the model's own predictions as inputs). It is computed as the
+    equal ``ratio * sigmoid(log(k) - (epoch - 1) / k)``, which never overflows.
     """
     if schedule == "constant":
         return ratio
-    return ratio * k / (k + math.exp((epoch - 1) / k))
+    return ratio * _sigmoid(math.log(k) - (epoch - 1) / k)
 
 
 # --8<-- [end:teacher_forcing_at]
+
+
+def _sigmoid(x: float) -> float:
+    """1 / (1 + exp(-x)), written so that `exp` only ever sees a negative number."""
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    return math.exp(x) / (1.0 + math.exp(x))
 
 
 def _decoder_names() -> tuple[str, ...]:
@@ -84,7 +100,7 @@ class TrainConfig:
     )
     teacher_forcing_schedule: str = setting(
         "constant",
-        "constant: the ratio every epoch; inverse_sigmoid: ratio * k / (k + exp(epoch / k)) (scheduled sampling)",
+        "constant: the ratio every epoch; inverse_sigmoid: ratio * k / (k + exp((epoch - 1) / k)) (scheduled sampling)",
         choices=TEACHER_FORCING_SCHEDULES,
     )
     teacher_forcing_k: float = setting(
@@ -104,11 +120,27 @@ class TrainConfig:
         high=1e9,
         low_open=True,
     )
+    budget_clock: str = setting(
+        "wall",
+        "what the time budget counts: wall-clock seconds, or this process's CPU seconds",
+        choices=tuple(BUDGET_CLOCKS),
+    )
+    eval_split: str = setting(
+        "test",
+        "where the held-out loss and BLEU are measured: test, or dev (carved from the training split, which then "
+        "trains without it; the test split is not read)",
+        choices=EVAL_SPLITS,
+    )
     label_smoothing: float = setting(
         0.0, "weight moved from the true word to all words in the loss", low=0.0, high=1.0, high_open=True
     )
     schedule: str = setting("constant", "learning-rate schedule (cosine: warm-up, then decay)", choices=SCHEDULES)
     weight_decay: float = setting(0.0, "AdamW's decoupled weight decay (0: plain Adam)", low=0.0, high=10.0)
+    init: str = setting(
+        "pytorch",
+        "how the weights start: pytorch (each layer's own default) or xavier (Glorot-uniform matrices, zero biases)",
+        choices=INITIALIZATIONS,
+    )
 
     def __post_init__(self) -> None:
         check_config(self)
@@ -117,10 +149,42 @@ class TrainConfig:
             choices = f"one of {', '.join(allowed)}" if allowed else "none (it has no attention)"
             raise InputError(f"score {self.score!r} does not fit the {self.decoder} decoder; expected {choices}")
 
-    RESUMABLE_CHANGES = ("epochs", "time_budget")
-    LEGACY_DEFAULTS = {"split": "by_french", "teacher_forcing_schedule": "constant", "teacher_forcing_k": 5.0}
-    """Values of fields a checkpoint saved before the field existed (the first round split by French)."""
+    RESUMABLE_CHANGES = ("epochs", "time_budget", "budget_clock")
     """Fields that may differ between a run and the run it resumes."""
+    LEGACY_DEFAULTS = {"split": "by_french", "teacher_forcing_schedule": "constant", "teacher_forcing_k": 5.0}
+    """Values of fields that a checkpoint saved before the field existed had in effect."""
+
+
+_MAX_WORDS_FIELD = next(f for f in fields(TrainConfig) if f.name == "max_words")
+
+
+@dataclass
+class Translator(Checkpoint):
+    """A translation checkpoint, loaded by `load_translator`.
+
+    Attributes:
+        max_words: the length limit of the data it was trained on (its saved `TrainConfig`'s,
+            `MAX_WORDS` when it saved none); `translate` refuses longer sentences.
+    """
+
+    max_words: int = MAX_WORDS
+
+
+def load_translator(path: str | Path, device: torch.device | str = "cpu") -> Translator:
+    """Load a translation checkpoint, with the length limit of its training data.
+
+    Raises:
+        InputError: see `load_checkpoint`, a checkpoint of another task, or a saved `max_words`
+            that `TrainConfig` would refuse.
+    """
+    checkpoint = load_checkpoint(path, device, task="translation")
+    saved = checkpoint.training.get("config")
+    max_words = saved.get("max_words", MAX_WORDS) if isinstance(saved, dict) else MAX_WORDS
+    try:
+        max_words = check_value("max_words", _MAX_WORDS_FIELD, max_words)
+    except InputError as error:
+        raise InputError(f"checkpoint {path} has a malformed training config: {error}") from None
+    return Translator(**{f.name: getattr(checkpoint, f.name) for f in fields(Checkpoint)}, max_words=max_words)
 
 
 @dataclass
@@ -131,7 +195,7 @@ class TrainResult:
         model: the trained model (in eval mode).
         vocabs: its vocabularies (from the training split).
         history: one dict per finished epoch: ``epoch``, ``loss`` (training, per target
-            token), ``test_loss`` (held-out, teacher forced), ``seconds``.
+            token), ``test_loss`` (held-out: the pairs of `eval_split`, teacher forced), ``seconds``.
         stopped_by_budget: True when the time budget ended the run early.
         evaluation: the held-out BLEU and exact match (`evaluation_record`), when measured.
     """
@@ -168,6 +232,32 @@ def train_step(
 
 
 # --8<-- [end:train_step]
+
+
+# --8<-- [start:initialize]
+@torch.no_grad()
+def initialize(model: nn.Module, init: str) -> None:
+    """Redraw the weights of a new model: ``xavier`` or, for ``pytorch``, nothing (each layer's own default).
+
+    ``xavier`` (Glorot and Bengio, 2010) draws every weight matrix from U(-a, a) with
+    a = sqrt(6 / (fan_in + fan_out)), each of a GRU's three stacked gates as a matrix of its own,
+    and sets every bias to zero; embeddings keep their N(0, 1) draw and their zero padding row.
+    """
+    if init == "pytorch":
+        return
+    for name, parameter in model.named_parameters():
+        if "embedding" in name:
+            continue
+        if parameter.dim() == 1:
+            nn.init.zeros_(parameter)  # (n,) biases
+        elif ".gru.weight_" in name:
+            for gate in parameter.chunk(3, dim=0):  # reset, update, new: (H, H_in) each
+                nn.init.xavier_uniform_(gate)
+        else:
+            nn.init.xavier_uniform_(parameter)
+
+
+# --8<-- [end:initialize]
 
 
 def make_criterion(config: TrainConfig) -> nn.Module:
@@ -207,32 +297,48 @@ def train_epoch(
     epoch: int,
     device: torch.device | str = "cpu",
     progress: bool = False,
-) -> float:
-    """One pass over `loader` as epoch `epoch` (1-based), with per-step learning rates; the mean loss per token."""
+    scheduler: LRScheduler | None = None,
+) -> tuple[float, float]:
+    """One pass over `loader` as epoch `epoch` (1-based).
+
+    The teacher-forcing ratio is computed once for the epoch; `scheduler` sets the learning
+    rate of every step (without one, the schedule starts at this epoch's first step).
+
+    Returns:
+        The mean loss per target token, and the teacher-forcing ratio the epoch trained with.
+    """
     model.train()
     loader.batch_sampler.set_epoch(epoch)
     steps_per_epoch = len(loader)
-    total_steps = steps_per_epoch * config.epochs
-
+    if scheduler is None:
+        first_step = (epoch - 1) * steps_per_epoch
+        scheduler = make_scheduler(optimizer, config.schedule, steps_per_epoch * config.epochs, first_step)
     ratio = teacher_forcing_at(
         config.teacher_forcing_schedule, config.teacher_forcing_ratio, config.teacher_forcing_k, epoch
     )
 
     def step(index: int, batch: Batch) -> tuple[float, int]:
         batch = batch.to(device)
-        rate = learning_rate_at(
-            config.schedule, config.learning_rate, (epoch - 1) * steps_per_epoch + index, total_steps
-        )
-        for group in optimizer.param_groups:
-            group["lr"] = rate
         loss = train_step(model, batch, optimizer, criterion, ratio, config.coin_per_step, config.clip)
+        scheduler.step()
         return loss, int(batch.target_lengths.sum())
 
-    return run_epoch(loader, step, total=steps_per_epoch, desc=f"epoch {epoch}/{config.epochs}", progress=progress)
+    desc = f"epoch {epoch}/{config.epochs}"
+    return run_epoch(loader, step, total=steps_per_epoch, desc=desc, progress=progress), ratio
 
 
-def _log_line(epoch: int, seconds: float, loss: float, test_loss: float) -> str:
-    return f"| epoch: {epoch:3d} | time: {seconds:5.1f} sec | loss: {loss:8.4f} | held-out loss: {test_loss:8.4f}"
+@dataclass
+class _Run:
+    """What a training run carries from epoch to epoch."""
+
+    model: Seq2Seq
+    vocabs: Vocabularies
+    optimizer: torch.optim.Optimizer
+    scheduler: LRScheduler
+    loader: DataLoader
+    test_set: TranslationDataset | None
+    history: list[dict]
+    start_epoch: int
 
 
 def train(
@@ -266,7 +372,8 @@ def train(
             without `resume`, training refuses to touch an existing checkpoint).
         device: where to train; the CPU by default.
         progress: show a tqdm progress bar per epoch.
-        log: receives one line per epoch (the tutorial's format plus the held-out loss).
+        log: receives a line with the data's sizes, then one line per epoch (the tutorial's
+            format plus the held-out loss).
         measure_bleu: translate the held-out split at the end and record its BLEU.
         keep_training_state: keep the optimizer and RNG states in the final checkpoint, to
             train on later with more epochs; False keeps the weights only (a smaller file).
@@ -277,79 +384,145 @@ def train(
             a directory to resume from that has files but no `checkpoint.json`.
     """
     device = torch.device(device or "cpu")
-    if checkpoint is not None:
-        _check_checkpoint_directory(Path(checkpoint), resume, overwrite)
+    directory = Path(checkpoint) if checkpoint is not None else None
+    if directory is not None:
+        _check_checkpoint_directory(directory, resume, overwrite)
+    train_pairs, test_pairs = _split_data(config, pairs, device, log)
+    run = _start_run(config, train_pairs, test_pairs, directory if resume else None, device)
+    stopped_by_budget = _train_epochs(config, run, directory, device, progress, log)
+    run.model.eval()
+    split_name = config.split if config.eval_split == "test" else f"{config.split}:{config.eval_split}"
+    scores = evaluate(run.model, run.vocabs, test_pairs, split=split_name) if measure_bleu and test_pairs else None
+    evaluation = evaluation_record(scores) if scores is not None else None
+    if directory is not None:
+        _save(directory, config, run, final={"evaluation": evaluation}, keep_training_state=keep_training_state)
+    return TrainResult(run.model, run.vocabs, run.history, stopped_by_budget, evaluation)
+
+
+def _split_data(
+    config: TrainConfig, pairs: Sequence[Pair] | None, device: torch.device, log: Callable[[str], None]
+) -> tuple[list[Pair], list[Pair]]:
+    """The (training, held-out) pairs of `pairs`, or of the bundled corpus filtered by `config.max_words`.
+
+    The held-out pairs are those of `config.eval_split` (the development pairs with ``"dev"``).
+    """
     pairs = list(pairs) if pairs is not None else load_pairs(config.max_words, ENG_PREFIXES)
-    train_pairs, test_pairs = split_pairs(pairs, config.split)
+    train_pairs, test_pairs = split_pairs(pairs, config.split, config.eval_split)  # test_pairs: dev with "dev"
     if not train_pairs:
         raise InputError("no training pairs: the filter or the split left nothing to train on")
+    held_out = "held out" if config.eval_split == "test" else config.eval_split
+    log(
+        f"{len(pairs)} pairs ({len(train_pairs)} train, {len(test_pairs)} {held_out}); "
+        f"decoder={config.decoder} score={config.score or '-'} H={config.hidden_size} device={device}"
+    )
+    return train_pairs, test_pairs
 
-    history: list[dict] = []
-    start_epoch = 0
+
+def _start_run(
+    config: TrainConfig,
+    train_pairs: list[Pair],
+    test_pairs: list[Pair],
+    resume_from: Path | None,
+    device: torch.device,
+) -> _Run:
+    """A new model, or the one saved in `resume_from` (when it holds a checkpoint) with its optimizer and RNG."""
     resumed = None
-    if resume and checkpoint is not None and (Path(checkpoint) / "checkpoint.json").exists():
-        resumed = load_checkpoint(checkpoint, device)
-        _check_resumable(config, resumed.training.get("config"), checkpoint)
+    if resume_from is not None and (resume_from / "checkpoint.json").exists():
+        resumed = load_translator(resume_from, device)
+        _check_resumable(config, resumed.training.get("config"), resume_from)
         model, vocabs = resumed.model, resumed.vocabs
-        history = list(resumed.training.get("history", []))
-        start_epoch = int(resumed.training.get("epoch", 0))
     else:
         torch.manual_seed(config.seed)
         vocabs = build_vocabularies(train_pairs)
         model = build_model(
             config.decoder, len(vocabs.source), len(vocabs.target), config.hidden_size, config.dropout, config.score
         )
+        initialize(model, config.init)
         model.to(device)
-
-    train_set = TranslationDataset(train_pairs, vocabs)
+    loader = make_loader(TranslationDataset(train_pairs, vocabs), config.batch_size, shuffle=True, seed=config.seed)
     test_set = TranslationDataset(test_pairs, vocabs) if test_pairs else None
-    loader = make_loader(train_set, config.batch_size, shuffle=True, seed=config.seed)
+    history = list(resumed.training.get("history", [])) if resumed is not None else []
+    start_epoch = int(resumed.training.get("epoch", 0)) if resumed is not None else 0
     optimizer = make_optimizer(model, config.learning_rate, config.weight_decay)
+    steps = len(loader)  # the schedule counts steps from the run's first epoch, resumed or not
+    scheduler = make_scheduler(optimizer, config.schedule, steps * config.epochs, start_epoch * steps)
     if resumed is not None:
         restore_training_state(resumed, optimizer)
-    criterion = make_criterion(config)
+    return _Run(model, vocabs, optimizer, scheduler, loader, test_set, history, start_epoch)
 
-    started = time.perf_counter()
-    last_epoch_seconds = 0.0
-    stopped_by_budget = False
-    for epoch in range(start_epoch + 1, config.epochs + 1):
-        elapsed = time.perf_counter() - started
-        over_budget = config.time_budget is not None and elapsed + last_epoch_seconds > config.time_budget
-        if over_budget and epoch > start_epoch + 1:  # every run trains at least one epoch
-            stopped_by_budget = True
-            log(f"time budget of {config.time_budget:.0f} s reached after {elapsed:.0f} s: no epoch {epoch}")
-            break
-        tic = time.perf_counter()
-        epoch_loss = train_epoch(model, loader, optimizer, criterion, config, epoch, device, progress)
-        if not math.isfinite(epoch_loss):
-            raise InputError(f"the loss became {epoch_loss} in epoch {epoch}; lower the learning rate")
-        test_loss = mean_loss(model, test_set, device) if test_set is not None else float("nan")
-        last_epoch_seconds = time.perf_counter() - tic
-        ratio = teacher_forcing_at(
-            config.teacher_forcing_schedule, config.teacher_forcing_ratio, config.teacher_forcing_k, epoch
+
+def _train_epochs(
+    config: TrainConfig,
+    run: _Run,
+    directory: Path | None,
+    device: torch.device,
+    progress: bool,
+    log: Callable[[str], None],
+) -> bool:
+    """Train the remaining epochs, saving after each; True when the time budget ended the run early."""
+    criterion = make_criterion(config)
+    budget = _Budget(config.time_budget, config.budget_clock)
+    for epoch in range(run.start_epoch + 1, config.epochs + 1):
+        if epoch > run.start_epoch + 1 and budget.no_room_for_another_epoch():  # every run trains one epoch
+            log(f"time budget of {config.time_budget:.0f} s reached after {budget.elapsed():.0f} s: no epoch {epoch}")
+            return True
+        tic = budget.start_epoch()
+        loss, ratio = train_epoch(
+            run.model, run.loader, run.optimizer, criterion, config, epoch, device, progress, run.scheduler
         )
-        history.append(
-            {
-                "epoch": epoch,
-                "loss": epoch_loss,
-                "test_loss": test_loss,
-                "seconds": last_epoch_seconds,
-                "teacher_forcing_ratio": ratio,
-            }
+        if not math.isfinite(loss):
+            raise InputError(f"the loss became {loss} in epoch {epoch}; lower the learning rate")
+        test_loss = mean_loss(run.model, run.test_set, device) if run.test_set is not None else float("nan")
+        seconds = budget.end_epoch(tic)
+        run.history.append(
+            {"epoch": epoch, "loss": loss, "test_loss": test_loss, "seconds": seconds, "teacher_forcing_ratio": ratio}
         )
-        log(_log_line(epoch, last_epoch_seconds, epoch_loss, test_loss))
-        if checkpoint is not None:
-            training = {"config": asdict(config), "epoch": epoch, "history": history}
-            save_checkpoint(checkpoint, model, vocabs, training=training, optimizer=optimizer, save_rng=True)
-    model.eval()
-    scores = evaluate(model, vocabs, test_pairs, split=config.split) if measure_bleu and test_pairs else None
-    evaluation = evaluation_record(scores) if scores is not None else None
-    if checkpoint is not None:
-        final = {"config": asdict(config), "epoch": history[-1]["epoch"] if history else start_epoch}
-        final.update(history=history, evaluation=evaluation)
-        keep = {"optimizer": optimizer, "save_rng": True} if keep_training_state else {}
-        save_checkpoint(checkpoint, model, vocabs, training=final, **keep)
-    return TrainResult(model, vocabs, history, stopped_by_budget, evaluation)
+        log(f"| epoch: {epoch:3d} | time: {seconds:5.1f} sec | loss: {loss:8.4f} | held-out loss: {test_loss:8.4f}")
+        if directory is not None:
+            _save(directory, config, run)
+    return False
+
+
+class _Budget:
+    """The time budget of a run, counted in the clock `budget_clock` names (`BUDGET_CLOCKS`)."""
+
+    def __init__(self, seconds: float | None, budget_clock: str) -> None:
+        self.seconds = seconds
+        self.clock = getattr(time, BUDGET_CLOCKS[budget_clock])
+        self.started = self.clock()
+        self.last_epoch_cost = 0.0  # in the budget's clock
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+    def no_room_for_another_epoch(self) -> bool:
+        """Whether one more epoch as costly as the last one would overrun the budget."""
+        return self.seconds is not None and self.elapsed() + self.last_epoch_cost > self.seconds
+
+    def start_epoch(self) -> tuple[float, float]:
+        return time.perf_counter(), self.clock()
+
+    def end_epoch(self, tic: tuple[float, float]) -> float:
+        """Record the epoch's cost; returns its wall-clock seconds (for the log and the history)."""
+        self.last_epoch_cost = self.clock() - tic[1]
+        return time.perf_counter() - tic[0]
+
+
+def _save(
+    directory: Path,
+    config: TrainConfig,
+    run: _Run,
+    *,
+    final: dict | None = None,
+    keep_training_state: bool = True,
+) -> None:
+    """Save the model with the run's config, finished epochs and history (with `final`'s entries after the
+    last epoch), and what resuming needs unless `keep_training_state` is False."""
+    epoch = run.history[-1]["epoch"] if run.history else run.start_epoch
+    training = {"config": asdict(config), "epoch": epoch, "history": run.history}
+    training.update(final or {})
+    keep = {"optimizer": run.optimizer, "save_rng": True} if keep_training_state else {}
+    save_checkpoint(directory, run.model, run.vocabs, training=training, **keep)
 
 
 def evaluation_record(scores: Evaluation) -> dict:
