@@ -20,6 +20,8 @@ from nbformat import v4
 
 PACKAGE = "seq2seq_attention"
 ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
+BLOCK = re.compile(r"^///\s*(?P<name>[\w-]*)\s*(?:\|\s*(?P<title>.*?))?\s*$")
+"""A `pymdownx.blocks` fence (`/// solution` ... `///`): its start becomes a bold title, its end nothing."""
 HEADING_ATTRS = re.compile(r"^(#{1,6}\s.*?)\s*\{[^}]*\}\s*$")
 LINK = re.compile(r"(\]\()(?P<target>[^)\s]+)")
 
@@ -105,11 +107,16 @@ def _site_link(target: str, page: str, site_url: str | None) -> str:
     return urljoin(site_url if site_url.endswith("/") else site_url + "/", url) + (f"#{anchor}" if anchor else "")
 
 
-def _prose(lines: list[str], page: str, site_url: str | None) -> str:
-    """Markdown for Jupyter: admonitions as quotes, no heading attributes, links to the site."""
+def _prose(lines: list[str], page: str, site_url: str | None, block_titles: dict[str, str]) -> str:
+    """Markdown for Jupyter: admonitions as quotes, blocks as titles, no heading attributes, links to the site."""
     out: list[str] = []
     quoting = False
     for line in lines:
+        block = BLOCK.match(line)
+        if block:
+            title = block["title"] or block_titles.get(block["name"], block["name"])
+            out.append(f"**{title}**" if title else "")
+            continue
         admonition = ADMONITION.match(line)
         if admonition:
             quoting = True
@@ -146,6 +153,7 @@ def notebook(
     site_url: str | None,
     repo_url: str | None,
     runs: dict[str, dict[str, dict]],
+    block_titles: dict[str, str] | None = None,
 ) -> str:
     """The notebook (nbformat 4 JSON) of a page with spec fences.
 
@@ -157,7 +165,9 @@ def notebook(
         site_url: the site's URL: relative links become links to the site; None keeps them as written.
         repo_url: the repository's URL: the first cell installs the package from it when it is missing.
         runs: the fence record (`fence_runs.load`): a spec fence's cell carries its recorded CPU output.
+        block_titles: the titles of `pymdownx.blocks.details` types (``{"solution": "풀이"}``).
     """
+    block_titles = block_titles or {}
     expanded = expand_snippets(text, snippets)
     lines = expanded.split("\n")
     fences = {fence.line: fence for fence in fence_runs.spec_fences(expanded)}
@@ -166,7 +176,7 @@ def notebook(
     position = 0
 
     def add_prose(start: int, until: int) -> None:
-        body = _prose(lines[start:until], page, site_url)
+        body = _prose(lines[start:until], page, site_url, block_titles)
         if body:
             markdown_parts.append(body)
 

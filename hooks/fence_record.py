@@ -102,6 +102,8 @@ def on_config(config: MkDocsConfig) -> None:
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     root = Path(__file__).resolve().parent.parent  # the repository this hook belongs to (its pyproject.toml)
     snippets = config.mdx_configs.get("pymdownx.snippets", {})
+    details = config.mdx_configs.get("pymdownx.blocks.details", {}).get("types", [])
+    block_titles = {kind["name"]: kind.get("title", "") for kind in details if isinstance(kind, dict)}
     _notebooks.clear()
     for file in list(files.documentation_pages()):
         text = file.content_string
@@ -116,6 +118,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             site_url=config.site_url,
             repo_url=config.repo_url,
             runs=_runs,
+            block_titles=block_titles,
         )
         files.append(File.generated(config, path, content=content))
         _notebooks[file.src_uri] = path
