@@ -22,6 +22,8 @@ PACKAGE = "seq2seq_attention"
 ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
 BLOCK = re.compile(r"^///\s*(?P<name>[\w-]*)\s*(?:\|\s*(?P<title>.*?))?\s*$")
 """A `pymdownx.blocks` fence (`/// solution` ... `///`): its start becomes a bold title, its end nothing."""
+EXCERPT = re.compile(r'^(?P<open>```\{\.python notest(?P<options>[^}]*))\}\n--8<-- "(?P<path>[^"]+)"\n```$', re.M)
+"""A source excerpt: a notest fence that holds one snippet line (its title says where the code is from)."""
 HEADING_ATTRS = re.compile(r"^(#{1,6}\s.*?)\s*\{[^}]*\}\s*$")
 LINK = re.compile(r"(\]\()(?P<target>[^)\s]+)")
 
@@ -168,7 +170,11 @@ def notebook(
         block_titles: the titles of `pymdownx.blocks.details` types (``{"solution": "풀이"}``).
     """
     block_titles = block_titles or {}
-    expanded = expand_snippets(text, snippets)
+    titled = EXCERPT.sub(
+        lambda m: m[0] if "title=" in m["options"] else f'{m["open"]} title="{m["path"]}"}}\n--8<-- "{m["path"]}"\n```',
+        text,
+    )
+    expanded = expand_snippets(titled, snippets)
     lines = expanded.split("\n")
     fences = {fence.line: fence for fence in fence_runs.spec_fences(expanded)}
     cells = [v4.new_code_cell(install_cell(list(fences.values()), root, repo_url))]

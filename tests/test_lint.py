@@ -1,4 +1,4 @@
-"""ruff (lint and format) is clean over the library, the tests, the benchmarks and the site hooks."""
+"""ruff (lint and format) is clean over the library, the tests, the benchmarks, the scripts and the site hooks."""
 
 import shutil
 import subprocess

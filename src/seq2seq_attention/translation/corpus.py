@@ -62,6 +62,7 @@ def unicode_to_ascii(s: str) -> str:
 
 def normalize_string(s: str) -> str:
     """Lowercase, strip, drop accents, split off `.!?`, and turn every other non-letter into a space."""
+    _check_text(s)
     s = unicode_to_ascii(s.lower().strip())
     s = re.sub(r"([.!?])", r" \1", s)  # "fatigue." -> "fatigue ."
     s = re.sub(r"[^a-zA-Z.!?]+", r" ", s)  # "j'ai" -> "j ai", "\u202f!" -> " !"
@@ -69,6 +70,13 @@ def normalize_string(s: str) -> str:
 
 
 # --8<-- [end:normalize]
+
+
+def _check_text(s: object) -> None:
+    if isinstance(s, bytes | bytearray):
+        raise InputError(f"the sentence must be a string, got bytes {echo(s, 60)}; decode it first")
+    if not isinstance(s, str):
+        raise InputError(f"the sentence must be a string, got {type(s).__name__}")
 
 
 # --8<-- [start:read_lines]
@@ -200,7 +208,7 @@ def split_pairs(
     Raises:
         InputError: an unknown split or eval_split name.
     """
-    _check_split_names(split, eval_split)
+    pairs = _check_split(pairs, split, eval_split)
 
     def side(pair: Pair) -> str:
         return getattr(pair, SPLITS[split])
@@ -220,11 +228,18 @@ def target_overlap(train: Sequence[Pair], test: Sequence[Pair]) -> float:
 # --8<-- [end:split]
 
 
-def _check_split_names(split: str, eval_split: str) -> None:
-    if split not in SPLITS:
+def _check_split(pairs: object, split: object, eval_split: object) -> list[Pair]:
+    if not isinstance(split, str) or split not in SPLITS:
         raise InputError(f"split must be one of {', '.join(SPLITS)}, got {echo(split)}")
-    if eval_split not in EVAL_SPLITS:
+    if not isinstance(eval_split, str) or eval_split not in EVAL_SPLITS:
         raise InputError(f"eval_split must be one of {', '.join(EVAL_SPLITS)}, got {echo(eval_split)}")
+    if isinstance(pairs, str | bytes | bytearray | dict) or not isinstance(pairs, Iterable):
+        raise InputError(f"pairs must be a list of Pair(source, target), got {type(pairs).__name__}")
+    pairs = list(pairs)
+    for index, pair in enumerate(pairs):
+        if not isinstance(pair, Pair) or not all(isinstance(side, str) for side in pair):
+            raise InputError(f"pairs[{index}] must be a Pair(source, target) of two strings, got {echo(pair, 80)}")
+    return pairs
 
 
 def build_vocabularies(pairs: Iterable[Pair]) -> Vocabularies:
