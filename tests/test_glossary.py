@@ -17,9 +17,8 @@ from site_support import chapters, nav, nav_pages
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 GLOSSARY = DOCS / "glossary.md"
 PAGES = [page for page in sorted(DOCS.rglob("*.md")) if page != GLOSSARY]
-REWRITTEN_ELSEWHERE = {
-    # (issue 19) another change rewrites this page now; remove the entry when it lands following the glossary
-    "live.md": "docs/live.md is being rewritten under issue 19 by another change, which adopts the glossary",
+REWRITTEN_ELSEWHERE: dict[str, str] = {
+    # a page that another change rewrites now: its name and why; remove the entry when it lands following the glossary
 }
 HEADER = "| 용어 | 영어 | 코드 이름 | 쓰지 않는 말 |"
 
