@@ -12,7 +12,7 @@ from ..core.errors import InputError
 from ..core.files import check_destination
 from ..translation.corpus import split_lines
 from ..translation.decoders import MAX_LENGTH
-from ..translation.export import export_onnx
+from ..translation.export import export_onnx, export_sentences
 from ..translation.pretrained import DEFAULT_PRETRAINED, default_checkpoint
 from ..translation.search import MAX_STEPS, SentenceError, translate
 from ..translation.train import TrainConfig, load_translator, train
@@ -104,7 +104,9 @@ def run_export(args: argparse.Namespace) -> int:
     check_output_directory(args.out, "--out")
     check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
     translator = load_translator(args.checkpoint or default_checkpoint(), "cpu")
-    for path in export_onnx(translator.model, translator.vocabs, args.out):
+    saved = translator.training.get("config")
+    split = str(saved.get("split", "by_english")) if isinstance(saved, dict) else "by_english"
+    for path in [*export_onnx(translator.model, translator.vocabs, args.out), export_sentences(args.out, split)]:
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")
     return 0
 
@@ -180,7 +182,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "export-onnx",
         help="export a translator to ONNX for the live page (encoder and decoder step, float16 weights)",
         description=(
-            "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out. The weights "
+            "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out, and "
+            "sentences.json (the French sentences of its training and held-out split). The weights "
             "are stored as float16; the graphs compute what the model computes with its weights rounded to float16."
         ),
     )
