@@ -3,8 +3,8 @@
 # their logs to results/seq2seq/. Then run scripts/seq2seq_report.py for BLEU (with 95% bootstrap
 # intervals), paired comparisons, samples and the loss-curve figure. One thread each.
 # The main held-out split groups pairs by their English sentence (--split by_english, the default);
-# the *-by_french runs repeat the same recipes on the first round's split (held out by the French
-# side), whose held-out targets mostly also occur in training, to show how much that leak inflates BLEU.
+# the *-by_french runs repeat the same recipes on the split held out by the French side,
+# whose held-out targets mostly also occur in training, to show how much that leak inflates BLEU.
 #   gru                teacher forcing (the tutorial's first run)  -> the packaged checkpoint pretrained/gru
 #   gru-mixed          mixed training, teacher_forcing_ratio 0.5   -> runs/seq2seq/gru-mixed (not committed)
 #   bahdanau           Bahdanau attention decoder, teacher forcing -> the packaged checkpoint pretrained/bahdanau

@@ -9,18 +9,21 @@ import torch
 
 from ..core.device import parse_device
 from ..core.errors import InputError
+from ..core.files import check_destination
+from ..translation.corpus import split_lines
 from ..translation.decoders import MAX_LENGTH
-from ..translation.export import export_onnx
+from ..translation.export import export_onnx, export_sentences
 from ..translation.pretrained import DEFAULT_PRETRAINED, default_checkpoint
 from ..translation.search import MAX_STEPS, SentenceError, translate
 from ..translation.train import TrainConfig, load_translator, train
-from .options import add_config_options, check_output_directory, config_from_args, finite_float, positive_int
+from .options import add_config_options, bounded_float, check_output_directory, config_from_args, positive_int
 
 
 def run_train(args: argparse.Namespace) -> int:
     config = config_from_args(TrainConfig, args)
     device = parse_device(args.device)
     check_output_directory(args.checkpoint, "--checkpoint")
+    check_destination(args.checkpoint, "a translation checkpoint", overwrite=True, what="--checkpoint")
     if args.threads:
         torch.set_num_threads(args.threads)
     result = train(
@@ -44,10 +47,11 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def read_stdin() -> list[tuple[int, str]]:
-    """The non-blank lines of standard input with their line numbers, decoded as UTF-8 in every locale.
+    r"""The non-blank lines of standard input with their line numbers, decoded as UTF-8 in every locale.
 
     Python decodes `sys.stdin` with `surrogateescape` in the C locale, where a Latin-1 byte would
-    silently vanish from a word; reading the bytes ourselves makes every locale behave alike.
+    silently vanish from a word; reading the bytes ourselves makes every locale behave alike. A
+    line ends at ``\n`` (``\r\n`` too) and nowhere else (`split_lines`).
     """
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:
@@ -61,7 +65,7 @@ def read_stdin() -> list[tuple[int, str]]:
                 f"standard input is not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}); "
                 "convert it first, e.g. iconv -f latin1 -t utf-8"
             ) from None
-    return [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    return [(number, line) for number, line in enumerate(split_lines(text), start=1) if line.strip()]
 
 
 def run_translate(args: argparse.Namespace) -> int:
@@ -98,8 +102,11 @@ def run_translate(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     check_output_directory(args.out, "--out")
+    check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
     translator = load_translator(args.checkpoint or default_checkpoint(), "cpu")
-    for path in export_onnx(translator.model, translator.vocabs, args.out):
+    saved = translator.training.get("config")
+    split = str(saved.get("split", "by_english")) if isinstance(saved, dict) else "by_english"
+    for path in [*export_onnx(translator.model, translator.vocabs, args.out), export_sentences(args.out, split)]:
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")
     return 0
 
@@ -163,7 +170,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     translate_parser.add_argument(
         "--length-penalty",
-        type=finite_float,
+        type=bounded_float(-100, 100),
         default=1.0,
         help="beam search ranks hypotheses by log-probability / length**this (0: no length normalisation)",
     )
@@ -175,7 +182,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "export-onnx",
         help="export a translator to ONNX for the live page (encoder and decoder step, float16 weights)",
         description=(
-            "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out. The weights "
+            "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out, and "
+            "sentences.json (the French sentences of its training and held-out split). The weights "
             "are stored as float16; the graphs compute what the model computes with its weights rounded to float16."
         ),
     )
@@ -183,4 +191,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--checkpoint", type=Path, default=None, help="checkpoint directory (default: the packaged bahdanau model)"
     )
     export_parser.add_argument("--out", type=Path, required=True, help="directory to write (docs/assets/live)")
+    export_parser.add_argument("--overwrite", action="store_true", help="replace the export that --out already holds")
     export_parser.set_defaults(func=run_export)

@@ -117,3 +117,24 @@ def check_config(config: object) -> None:
     for field in dataclasses.fields(config):
         value = check_value(field.name, field, getattr(config, field.name))
         object.__setattr__(config, field.name, value)
+
+
+def saved_setting(cls: type, training: object, name: str, where: str) -> Any:
+    """One setting that a checkpoint saved (``training["config"][name]``), checked with the command line's rules.
+
+    The field's default when the checkpoint saved no config, or a config without this setting.
+
+    Raises:
+        InputError: the saved config is not an object, or the value breaks the field's rules
+            (``max_words: "six"``), naming `where`.
+    """
+    field = {f.name: f for f in dataclasses.fields(cls)}[name]
+    saved = training.get("config") if isinstance(training, dict) else None
+    if saved is None or (isinstance(saved, dict) and name not in saved):
+        return field.default
+    if not isinstance(saved, dict):
+        raise InputError(f"{where} has a malformed training config: it is not an object, got {echo(saved)}")
+    try:
+        return check_value(name, field, saved[name])
+    except InputError as error:
+        raise InputError(f"{where} has a malformed training config: {error}") from None

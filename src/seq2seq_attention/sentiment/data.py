@@ -81,6 +81,9 @@ def tokenize(text: str) -> list[str]:
 
     Other punctuation is dropped; U+0085 and any other non-word character separates words.
     """
+    if not isinstance(text, str):
+        hint = "; decode it first" if isinstance(text, bytes) else ""
+        raise InputError(f"text must be a string, got {type(text).__name__}{hint}")
     return _TOKEN.findall(text.lower())
 
 

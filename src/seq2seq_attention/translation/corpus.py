@@ -9,6 +9,7 @@ the pairs for length-bucketed batches (`core.batching`).
 
 import functools
 import lzma
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -62,6 +63,7 @@ def unicode_to_ascii(s: str) -> str:
 
 def normalize_string(s: str) -> str:
     """Lowercase, strip, drop accents, split off `.!?`, and turn every other non-letter into a space."""
+    _check_text(s)
     s = unicode_to_ascii(s.lower().strip())
     s = re.sub(r"([.!?])", r" \1", s)  # "fatigue." -> "fatigue ."
     s = re.sub(r"[^a-zA-Z.!?]+", r" ", s)  # "j'ai" -> "j ai", "\u202f!" -> " !"
@@ -69,6 +71,26 @@ def normalize_string(s: str) -> str:
 
 
 # --8<-- [end:normalize]
+
+
+def _check_text(s: object) -> None:
+    if isinstance(s, bytes | bytearray):
+        raise InputError(f"the sentence must be a string, got bytes {echo(s, 60)}; decode it first")
+    if not isinstance(s, str):
+        raise InputError(f"the sentence must be a string, got {type(s).__name__}")
+
+
+def split_lines(text: str) -> list[str]:
+    r"""The lines of `text`: each ends at ``\n`` (a ``\r`` before it is dropped), never at another separator.
+
+    `str.splitlines` also breaks at U+0085, U+2028, U+2029, form feed, vertical tab and the
+    other control separators, so one input line would give two translations; here they stay
+    inside the sentence, which normalises or refuses them like any other character.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line starts no new one
+    return [line.removesuffix("\r") for line in lines]
 
 
 # --8<-- [start:read_lines]
@@ -142,9 +164,23 @@ def load_pairs(
         (French, English) pairs in file order. The bundled corpus is read once per process
         and parameter set; later calls get a new list of the same pairs.
     """
+    prefixes = _check_load_options(max_words, prefixes, path)
     if path is None:
         return list(_bundled_pairs(max_words, tuple(prefixes)))
     return _read_pairs(path, max_words, tuple(prefixes))
+
+
+def _check_load_options(max_words: object, prefixes: object, path: object) -> tuple[str, ...]:
+    if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
+        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
+    if isinstance(prefixes, str | bytes) or not isinstance(prefixes, Iterable):
+        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
+    prefixes = tuple(prefixes)
+    if not all(isinstance(prefix, str) for prefix in prefixes):
+        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
+    if path is not None and (not isinstance(path, str | os.PathLike) or isinstance(path, bytes)):
+        raise InputError(f"path must be a file name (str or Path), got {echo(path, 80)}")
+    return prefixes
 
 
 @functools.lru_cache(maxsize=4)
@@ -200,7 +236,7 @@ def split_pairs(
     Raises:
         InputError: an unknown split or eval_split name.
     """
-    _check_split_names(split, eval_split)
+    pairs = _check_split(pairs, split, eval_split)
 
     def side(pair: Pair) -> str:
         return getattr(pair, SPLITS[split])
@@ -220,11 +256,18 @@ def target_overlap(train: Sequence[Pair], test: Sequence[Pair]) -> float:
 # --8<-- [end:split]
 
 
-def _check_split_names(split: str, eval_split: str) -> None:
-    if split not in SPLITS:
+def _check_split(pairs: object, split: object, eval_split: object) -> list[Pair]:
+    if not isinstance(split, str) or split not in SPLITS:
         raise InputError(f"split must be one of {', '.join(SPLITS)}, got {echo(split)}")
-    if eval_split not in EVAL_SPLITS:
+    if not isinstance(eval_split, str) or eval_split not in EVAL_SPLITS:
         raise InputError(f"eval_split must be one of {', '.join(EVAL_SPLITS)}, got {echo(eval_split)}")
+    if isinstance(pairs, str | bytes | bytearray | dict) or not isinstance(pairs, Iterable):
+        raise InputError(f"pairs must be a list of Pair(source, target), got {type(pairs).__name__}")
+    pairs = list(pairs)
+    for index, pair in enumerate(pairs):
+        if not isinstance(pair, Pair) or not all(isinstance(side, str) for side in pair):
+            raise InputError(f"pairs[{index}] must be a Pair(source, target) of two strings, got {echo(pair, 80)}")
+    return pairs
 
 
 def build_vocabularies(pairs: Iterable[Pair]) -> Vocabularies:

@@ -56,28 +56,42 @@ class Step(Protocol):
     ) -> tuple[torch.Tensor, "DecoderState", torch.Tensor | None]: ...
 
 
+def _check_prefix(prefix: object, batch_size: int, max_length: int) -> None:
+    if prefix is None:
+        return
+    sizes = check_tensor("prefix", prefix, ("B", "P"), {"B": batch_size}, dtype="long")
+    if sizes["P"] > max_length:
+        raise InputError(f"prefix must have at most max_length={max_length} words, got P={sizes['P']}")
+
+
 # --8<-- [start:greedy_search]
 def greedy_search(
-    step: Step, state: "DecoderState", max_length: int = MAX_LENGTH
+    step: Step, state: "DecoderState", max_length: int = MAX_LENGTH, prefix: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, "DecoderState"]:
     """Feed each step's most likely word back in, until every sentence has said `<eos>`.
 
     The one free-running loop of the package: `greedy_decode`, a decoder called without a
-    target and the exported graphs all decode through it.
+    target and the exported graphs all decode through it. With a `prefix`, its P words are
+    the first P outputs whatever the model prefers (teacher forcing by hand, as on the live
+    page), and the model continues greedily from there.
 
     Shapes:
         state: a `DecoderState` of B sentences (`init_state`).
+        prefix: (B, P) long, P <= max_length, the forced first words; optional.
         tokens: (B, T) long, T <= max_length; each row ends at its first `<eos>`, then `PAD_IDX`.
         logits: (B, T, V), the logits of every step.
         attentions: (B, T, S), or None for a decoder without attention.
     """
     batch_size, device = state.keys.size(0), state.keys.device
+    _check_prefix(prefix, batch_size, max_length)
+    forced = 0 if prefix is None else prefix.size(1)  # P
     decoder_input = torch.full((batch_size, 1), SOS_IDX, dtype=torch.long, device=device)  # (B, 1)
     finished = torch.zeros(batch_size, 1, dtype=torch.bool, device=device)  # (B, 1)
     tokens, logits, attentions = [], [], []
-    for _ in range(max_length):
+    for t in range(max_length):
         step_logits, state, weights = step(decoder_input, state)  # (B, 1, V), (B, 1, S) or None
-        prediction = step_logits.argmax(dim=-1).masked_fill(finished, PAD_IDX)  # (B, 1): PAD once finished
+        choice = prefix[:, t : t + 1] if t < forced else step_logits.argmax(dim=-1)  # (B, 1): forced or the best
+        prediction = choice.masked_fill(finished, PAD_IDX)  # (B, 1): PAD once finished
         tokens.append(prediction)
         logits.append(step_logits)
         attentions.append(weights)
@@ -250,10 +264,12 @@ def prepare_sentences(
             empty or whitespace-only sentence, letters outside the Latin alphabet, more than
             `max_words` words, or (with `unknown="error"`) a word outside the vocabulary.
     """
-    if isinstance(sentences, str):
-        raise InputError("translate takes a list of sentences, got one string; wrap it in a list")
-    if len(sentences) == 0:
-        raise InputError("no sentences to translate")
+    _check_sentence_list(sentences)
+    _check_unknown(unknown)
+    if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
+        raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
+    if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
+        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
     encoded = []
     for index, sentence in enumerate(sentences):
         try:
@@ -263,7 +279,58 @@ def prepare_sentences(
     return encoded
 
 
+def check_translator(model: object, vocabs: object) -> None:
+    """A `Seq2Seq` and its `Vocabularies` (source and target), whose sizes match the model's embeddings.
+
+    Raises:
+        InputError: saying what was expected and what came.
+    """
+    from .model import Seq2Seq  # here, not at the top: model.py imports this module
+
+    if not isinstance(model, Seq2Seq):
+        raise InputError(
+            f"model must be a Seq2Seq translator (build_model, load_checkpoint), got {type(model).__name__}"
+        )
+    if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
+        raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
+    for side, size in model.vocabulary_sizes.items():
+        if len(getattr(vocabs, side)) != size:
+            raise InputError(
+                f"the model has a {side} vocabulary of {size} but vocabs.{side} has {len(getattr(vocabs, side))}"
+            )
+
+
+def _check_sentence_list(sentences: object) -> None:
+    if isinstance(sentences, str):
+        raise InputError("translate takes a list of sentences, got one string; wrap it in a list")
+    if isinstance(sentences, bytes | bytearray):
+        raise InputError("translate takes a list of sentences (str), got bytes; decode them first")
+    if not isinstance(sentences, Sequence):
+        raise InputError(f"translate takes a list of sentences (str), got {type(sentences).__name__}")
+    if len(sentences) == 0:
+        raise InputError("no sentences to translate")
+
+
+def _check_unknown(unknown: object) -> None:
+    if not isinstance(unknown, str) or unknown not in ("error", "unk"):
+        raise InputError(f"unknown must be 'error' or 'unk' (read unknown words as <unk>), got {echo(unknown)}")
+
+
+def _invisible(sentence: str) -> str:
+    """A note naming the invisible characters of `sentence` (zero-width space, line separator, ...), or ""."""
+    names = dict.fromkeys(
+        f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}"
+        for c in sentence
+        if unicodedata.category(c) in ("Cf", "Cc", "Zl", "Zp") and c not in "\t\n\r"
+    )
+    if not names:
+        return ""
+    return f" (it holds the invisible character(s) {', '.join(names)}, read as a space between words)"
+
+
 def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown: str) -> list[int]:
+    if isinstance(sentence, bytes | bytearray):
+        raise InputError(f"must be a string, got bytes {echo(sentence, 60)}; decode it first (e.g. .decode('utf-8'))")
     if not isinstance(sentence, str):
         raise InputError(f"must be a string, got {type(sentence).__name__}")
     if any("\udc80" <= c <= "\udcff" for c in sentence):
@@ -276,7 +343,7 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
         )
     normalized = normalize_string(sentence).strip()
     if not normalized:
-        raise InputError(f"is empty after normalisation: {echo(sentence)}")
+        raise InputError(f"is empty after normalisation: {echo(sentence)}{_invisible(sentence)}")
     words = normalized.split()
     if len(words) > max_words:
         raise InputError(
@@ -286,7 +353,7 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
     try:
         return vocabs.source.encode(" ".join(words), unknown=unknown)
     except InputError as error:
-        raise InputError(f"has {error}") from None
+        raise InputError(f"has {error}{_invisible(sentence)}") from None
 
 
 def translate(
@@ -323,8 +390,10 @@ def translate(
     Raises:
         InputError: see `prepare_sentences`.
     """
-    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
-        raise InputError(f"beam_size must be an int of at least 1, got {echo(beam_size)}")
+    check_translator(model, vocabs)
+    for name, value in (("beam_size", beam_size), ("batch_size", batch_size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     _check_length_penalty(length_penalty)
     encoded = prepare_sentences(vocabs, sentences, max_words, unknown)
     model.eval()

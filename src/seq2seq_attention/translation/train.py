@@ -14,7 +14,7 @@ from torch.utils.data import DataLoader
 from ..attention.scores import SCORES
 from ..core.batching import Batch
 from ..core.checkpoint import Checkpoint, load_checkpoint, restore_training_state, save_checkpoint
-from ..core.config import check_config, check_value, setting
+from ..core.config import check_config, saved_setting, setting
 from ..core.errors import InputError
 from ..core.tokens import PAD_IDX
 from ..core.training import SCHEDULES, make_optimizer, make_scheduler, optimizer_step, run_epoch
@@ -155,9 +155,6 @@ class TrainConfig:
     """Values of fields that a checkpoint saved before the field existed had in effect."""
 
 
-_MAX_WORDS_FIELD = next(f for f in fields(TrainConfig) if f.name == "max_words")
-
-
 @dataclass
 class Translator(Checkpoint):
     """A translation checkpoint, loaded by `load_translator`.
@@ -178,12 +175,7 @@ def load_translator(path: str | Path, device: torch.device | str = "cpu") -> Tra
             that `TrainConfig` would refuse.
     """
     checkpoint = load_checkpoint(path, device, task="translation")
-    saved = checkpoint.training.get("config")
-    max_words = saved.get("max_words", MAX_WORDS) if isinstance(saved, dict) else MAX_WORDS
-    try:
-        max_words = check_value("max_words", _MAX_WORDS_FIELD, max_words)
-    except InputError as error:
-        raise InputError(f"checkpoint {path} has a malformed training config: {error}") from None
+    max_words = saved_setting(TrainConfig, checkpoint.training, "max_words", f"checkpoint {path}")
     return Translator(**{f.name: getattr(checkpoint, f.name) for f in fields(Checkpoint)}, max_words=max_words)
 
 
