@@ -12,6 +12,7 @@ Everything comes from the committed record `docs/fence-runs.json` (`hooks/fence_
 """
 
 import html
+import posixpath
 from pathlib import Path, PurePosixPath
 
 import fence_notebooks
@@ -134,7 +135,9 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         blocks = output_blocks(fence, _runs)
         if blocks:
             lines[fence.end : fence.end] = ["", *blocks, ""]
-    parts = [html.escape(stamp(fences, _runs))]
+    record = posixpath.relpath(fence_runs.RECORD_NAME, posixpath.dirname(page.file.src_uri) or ".")
+    verified = html.escape(stamp(fences, _runs)).replace("검증", f"[검증]({record})", 1)  # the record itself
+    parts = [verified]
     notebook = _notebooks.get(page.file.src_uri)
     if notebook:
         parts.append(f"[노트북으로 받기]({PurePosixPath(notebook).name}){{ download }}")
