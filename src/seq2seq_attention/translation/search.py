@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 import torch
 
 from ..core.batching import collate
-from ..core.checks import check_tensor
+from ..core.checks import check_tensor, is_int, is_number
 from ..core.errors import InputError, echo
 from ..core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
@@ -23,7 +23,7 @@ MAX_LENGTH = 10
 
 
 def _check_length_penalty(length_penalty: object) -> None:
-    if isinstance(length_penalty, bool) or not isinstance(length_penalty, int | float):
+    if not is_number(length_penalty):
         raise InputError(f"length_penalty must be a number, got {echo(length_penalty)}")
     if not math.isfinite(length_penalty) or abs(length_penalty) > 100:
         raise InputError(f"length_penalty must be a finite number in [-100, 100], got {length_penalty}")
@@ -35,7 +35,7 @@ def _check_search(
     sizes = check_tensor("source", source, ("B", "S"), dtype="long")
     _check_length_penalty(length_penalty)
     for name, value in (("max_length", max_length), ("beam_size", beam_size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_int(value) or value < 1:
             raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     if max_length > MAX_STEPS:
         raise InputError(f"max_length must be at most {MAX_STEPS}, got {max_length}")
@@ -323,7 +323,7 @@ def translate(
     Raises:
         InputError: see `prepare_sentences`.
     """
-    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
+    if not is_int(beam_size) or beam_size < 1:
         raise InputError(f"beam_size must be an int of at least 1, got {echo(beam_size)}")
     _check_length_penalty(length_penalty)
     encoded = prepare_sentences(vocabs, sentences, max_words, unknown)
