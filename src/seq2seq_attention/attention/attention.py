@@ -112,8 +112,6 @@ class Attention(nn.Module):
 
     # --8<-- [end:forward]
 
-    # --8<-- [end:forward]
-
     def _check(
         self,
         query: torch.Tensor,
