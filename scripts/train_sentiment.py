@@ -68,7 +68,7 @@ def main() -> int:
         if kind == "attention" and seed == args.seeds[0]:
             checkpoint = args.out / "checkpoints" / f"{setup}_attention"
         config = SentimentConfig(kind=kind, sources=SETUPS[setup], seed=seed, epochs=args.epochs)
-        run = run_training(config, checkpoint=checkpoint, progress=True, log=log)
+        run = run_training(config, checkpoint=checkpoint, progress=True, log=log, overwrite=True)
         run["setup"] = setup
         log(f"test accuracy {run['test_accuracy']:.4f} (best validation epoch {run['best_epoch']})")
         runs.append(run)
@@ -98,7 +98,7 @@ def main() -> int:
         checkpoint = args.out / "checkpoints" / f"{setup}_attention"
         figures[setup] = {
             "command": f"seq2seq-attention sentiment-attention-figure --checkpoint {shown(checkpoint)} "
-            f"--out {shown(png)}",
+            f"--out {shown(png)} --overwrite",
             "sentences": attention_figure(checkpoint, png),
         }
         args.figures.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,10 @@
-"""What the site tests share: where the repository is, and a built site (see `conftest.py`)."""
+"""What the site tests share: where the repository is, a built site (see `conftest.py`), and a browser."""
 
 import os
 import re
+import shutil
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -77,11 +80,94 @@ def nav_pages(entries: list) -> list[tuple[str | None, str]]:
 
 
 def chapters() -> list[tuple[str, list[str]]]:
-    """The numbered sections of the nav ("1. seq2seq와 데이터", ...): (title, their pages in order)."""
+    """The numbered chapters of the nav ("1. seq2seq와 데이터", ...): (title, their pages in order)."""
     found = []
     for entry in nav():
         if isinstance(entry, dict):
             ((title, value),) = entry.items()
-            if re.match(r"\d+\. ", title) and isinstance(value, list):
-                found.append((title, [page for _, page in nav_pages(value)]))
+            if re.match(r"\d+\. ", title):  # a section, or a chapter of one page
+                found.append((title, [page for _, page in nav_pages(value)] if isinstance(value, list) else [value]))
     return found
+
+
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--disable-dev-shm-usage",  # containers (the CI job runs in one) give /dev/shm only 64 MB
+    "--window-size=1280,1000",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+)
+PAGE_LOAD_S = 60
+"""How long opening one page may take. Only a failure waits this long: every wait ends as soon as its condition
+holds. A busy machine (the other core kept busy, a CI runner) can take seconds for the largest page."""
+
+
+def chromium_paths() -> tuple[str, str]:
+    """Debian's `chromium` and its `chromedriver`; the calling test skips, with the reason, where either is missing."""
+    import pytest
+
+    binary = next((shutil.which(name) for name in ("chromium", "chromium-browser") if shutil.which(name)), None)
+    if binary is None:
+        pytest.skip("Chromium is not installed (Debian: apt-get install chromium chromium-driver; .ci/run does it)")
+    driver = shutil.which("chromedriver")
+    if driver is None:
+        pytest.skip("chromedriver is not installed (Debian: apt-get install chromium-driver; .ci/run does it)")
+    return binary, driver
+
+
+@contextmanager
+def chromium(*, performance_log: bool = False):
+    """Headless Chromium driven by chromedriver (selenium), in a fresh profile; quits on exit."""
+    import pytest
+    from selenium import webdriver
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.chrome.service import Service
+
+    binary, driver_path = chromium_paths()
+    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
+        options = webdriver.ChromeOptions()
+        options.binary_location = binary
+        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+            options.add_argument(flag)
+        if performance_log:
+            options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+        try:
+            driver = webdriver.Chrome(options=options, service=Service(driver_path))
+        except WebDriverException as error:
+            pytest.fail(f"{binary} with {driver_path} did not start: {error.msg}", pytrace=False)
+        driver.set_page_load_timeout(PAGE_LOAD_S)
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+OPENED_JS = "return [location.href.split('#')[0], document.readyState];"
+
+
+def open_page(driver, url: str) -> None:
+    """Opens `url` and returns once *that* document has loaded.
+
+    `driver.get` alone is not enough on a busy machine: chromedriver can return while the previous document is
+    still the current one, or while the new one is still parsing (an `article h1` looked for then is not there
+    yet). So this waits until the window's own URL is `url` and its `readyState` is "complete".
+    """
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    target = url.split("#")[0]
+    driver.get(url)
+    try:
+        WebDriverWait(driver, PAGE_LOAD_S, poll_frequency=0.05).until(
+            lambda d: d.execute_script(OPENED_JS) == [target, "complete"]
+        )
+    except TimeoutException:
+        href, state = driver.execute_script(OPENED_JS)
+        raise AssertionError(f"{url} did not open within {PAGE_LOAD_S} s (the window shows {href}, {state})") from None

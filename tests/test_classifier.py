@@ -8,9 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seq2seq_attention.cli import main
-from seq2seq_attention.core.batching import collate, run_packed
+from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.checkpoint import save_checkpoint
 from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.core.rnn import run_packed
 from seq2seq_attention.core.tokens import PAD_IDX, UNK_IDX
 from seq2seq_attention.core.vocabulary import Vocabularies, Vocabulary
 from seq2seq_attention.sentiment.classifier import MeanEmbeddingClassifier, SentimentClassifier, build_classifier

@@ -1,4 +1,4 @@
-"""ruff (lint and format) is clean over the library, the tests and the benchmarks."""
+"""ruff (lint and format) is clean over the library, the tests, the benchmarks, the scripts and the site hooks."""
 
 import shutil
 import subprocess
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGETS = [p for p in ("src", "tests", "benchmarks", "scripts", "conftest.py") if (ROOT / p).exists()]
+TARGETS = [p for p in ("src", "tests", "benchmarks", "scripts", "hooks", "conftest.py") if (ROOT / p).exists()]
 
 
 @pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["check", "format"])

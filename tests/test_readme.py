@@ -1,6 +1,8 @@
-"""README's two commands are single fenced blocks, and CI runs the test command word for word."""
+"""README's two commands are single fenced blocks, CI runs the test command word for word, and the site command
+installs only the site's tools (requirements-docs.txt, the same list as pyproject's `docs` extra), not PyTorch."""
 
 import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,3 +26,21 @@ def test_ci_runs_the_readme_test_command():
 
 def test_site_command_builds_strictly():
     assert "mkdocs build --strict" in _section_command("Build and serve the site")
+
+
+def test_site_command_installs_only_the_site_tools():
+    command = _section_command("Build and serve the site")
+    assert "pip install -r requirements-docs.txt" in command, command
+    assert "-e ." not in command and '".[' not in command, (
+        f"the site command installs the package (and torch): {command}"
+    )
+    listed = [
+        line.strip()
+        for line in (ROOT / "requirements-docs.txt").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"][
+        "docs"
+    ]
+    assert listed == extra, "requirements-docs.txt and the docs extra of pyproject.toml differ"
+    assert not [name for name in listed if re.match(r"(torch|seq2seq-attention)\b", name)], listed

@@ -1,7 +1,6 @@
 """The layout of the package is its design: one class per concept, one mask, one score table, a CLI nobody imports.
 
-The converted first-round checkpoints translated the held-out split exactly as before the redesign
-(tested against translations pinned at commit b93b446 until the models were retrained on the main split).
+The packaged translators re-translate the held-out split to the scores their checkpoints record.
 """
 
 import ast
@@ -18,7 +17,7 @@ import torch
 import seq2seq_attention
 from seq2seq_attention import core
 from seq2seq_attention.attention.scores import AdditiveScore
-from seq2seq_attention.core import batching, checkpoint, training, vocabulary
+from seq2seq_attention.core import batching, checkpoint, split, training, vocabulary
 from seq2seq_attention.core.checkpoint import load_checkpoint
 from seq2seq_attention.sentiment import data as sentiment_data
 from seq2seq_attention.sentiment import train as sentiment_train
@@ -43,7 +42,7 @@ def test_both_tasks_share_one_class_per_concept():
     assert translation_train.optimizer_step is sentiment_train.optimizer_step is training.optimizer_step
     assert translation_train.make_optimizer is sentiment_train.make_optimizer is training.make_optimizer
     assert translation_train.save_checkpoint is sentiment_train.save_checkpoint is checkpoint.save_checkpoint
-    assert corpus.checksum_split is sentiment_data.checksum_split is batching.checksum_split
+    assert corpus.checksum_split is sentiment_data.checksum_split is split.checksum_split
     translator = model.build_model("bahdanau", 11, 13, hidden_size=8)
     classifier = build_classifier("attention", 13, embedding_size=6, hidden_size=4, attention_size=3)
     assert type(translator.decoder.attention.score) is type(classifier.attention.score) is AdditiveScore
@@ -161,11 +160,7 @@ def test_no_block_of_six_lines_repeats_in_the_package():
 
 @pytest.mark.parametrize("name", ["bahdanau", "gru"])
 def test_the_packaged_translators_still_score_what_their_checkpoint_records(name):
-    """Re-translating the held-out split gives the BLEU and exact match saved when the model was trained.
-
-    (Right after the redesign, `tests/data/pretrained_outputs.json` pinned the translations of the
-    converted first-round checkpoints; the models were retrained on the main split since.)
-    """
+    """Re-translating the held-out split gives the BLEU and exact match saved when the model was trained."""
     from seq2seq_attention.translation.evaluate import evaluate
     from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
 

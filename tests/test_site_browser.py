@@ -19,8 +19,6 @@ It is skipped, with the reason, only where no Chromium or no chromedriver is ins
 import html
 import json
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -28,28 +26,14 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import numpy as np
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException, WebDriverException
-from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from site_support import BuiltSite
+from site_support import BuiltSite, chromium, open_page
 
 SEARCH_TERM = "어텐션"
-WAIT_S = 10
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-extensions",
-    "--disable-dev-shm-usage",  # containers (the CI job runs in one) give /dev/shm only 64 MB
-    "--window-size=1280,1000",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-)
+WAIT_S = 30
+"""How long a page may take to settle (KaTeX, copy buttons) or search to answer; a wait ends as soon as it holds."""
 
 # What one page load shows, read in one round trip once the page has settled.
 PAGE_STATE_JS = r"""
@@ -78,36 +62,12 @@ return {
 """
 
 
-def _chromium() -> tuple[str, str]:
-    binary = next((shutil.which(name) for name in ("chromium", "chromium-browser") if shutil.which(name)), None)
-    if binary is None:
-        pytest.skip("Chromium is not installed (Debian: apt-get install chromium chromium-driver; .ci/run does it)")
-    driver = shutil.which("chromedriver")
-    if driver is None:
-        pytest.skip("chromedriver is not installed (Debian: apt-get install chromium-driver; .ci/run does it)")
-    return binary, driver
-
-
 @pytest.fixture(scope="module")
 def browser():
-    binary, driver_path = _chromium()
-    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
-        options = webdriver.ChromeOptions()
-        options.binary_location = binary
-        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
-            options.add_argument(flag)
-        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-        try:
-            driver = webdriver.Chrome(options=options, service=Service(driver_path))
-        except WebDriverException as error:
-            pytest.fail(f"{binary} with {driver_path} did not start: {error.msg}", pytrace=False)
-        driver.set_page_load_timeout(WAIT_S)
+    with chromium(performance_log=True) as driver:
         driver.get("about:blank")
         _requests(driver)  # drop what the browser's own start page loaded
-        try:
-            yield driver
-        finally:
-            driver.quit()
+        yield driver
 
 
 def _requests(driver: webdriver.Chrome) -> list[str]:
@@ -138,8 +98,7 @@ def visits(browser: webdriver.Chrome, site_server: str, built_site: BuiltSite) -
     """Every page of the site, opened once: its settled state and the requests it made."""
     result = {}
     for page in built_site.pages():
-        url = site_server + built_site.url_of(page)
-        browser.get(url)
+        open_page(browser, site_server + built_site.url_of(page))
         try:
             state = WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
                 lambda d: (s := d.execute_script(PAGE_STATE_JS))["settled"] and s
@@ -210,7 +169,7 @@ def test_korean_search_finds_the_pages(browser: webdriver.Chrome, site_server: s
     anywhere, expected = _pages_with_term(built_site, SEARCH_TERM)
     assert expected, f"no page of the site has the word {SEARCH_TERM}"
     _requests(browser)
-    browser.get(site_server)
+    open_page(browser, site_server)
     search = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
     if not search.is_displayed():  # a narrow window hides the field behind the search icon
         browser.find_element(By.CSS_SELECTOR, "label[for='__search']").click()
@@ -234,7 +193,7 @@ def test_korean_search_finds_the_pages(browser: webdriver.Chrome, site_server: s
 
 def test_a_request_elsewhere_would_be_seen(browser: webdriver.Chrome, site_server: str):
     """The network log does record a request to another host (so the check above can fail)."""
-    browser.get(site_server)
+    open_page(browser, site_server)
     _requests(browser)
     browser.execute_script("const i = new Image(); i.src = 'https://example.org/tracker.png'; document.body.append(i);")
     seen: list[str] = []
@@ -252,7 +211,7 @@ def test_state_script_sees_raw_math_and_missing_buttons(browser: webdriver.Chrom
         '<math><annotation encoding="application/x-tex">2H \timesH</annotation></math></article>',
         encoding="utf-8",
     )
-    browser.get(page.as_uri())
+    open_page(browser, page.as_uri())
     state = browser.execute_script(PAGE_STATE_JS)
     assert state["unrendered"] == ["\\(x\\)"] and state["without_copy"] == ["print(1)"]
     assert any(raw.startswith("$$") for raw in state["raw_delimiters"])
@@ -263,18 +222,23 @@ NAV_LINKS_JS = "return [...document.querySelectorAll('.md-nav__link[href]')].map
 
 
 def test_the_site_works_opened_from_disk(browser: webdriver.Chrome, built_site: BuiltSite):
-    """A reader who downloads the site opens index.html as a file: links open pages, search finds 어텐션."""
+    """A reader who downloads the site opens index.html as a file: links open pages, search finds 어텐션.
+
+    Every step waits for the document it asked for (`open_page`), never for whatever the window shows: under
+    load, `driver.get` could return before the next page had parsed its heading (it once failed so).
+    """
     home = (built_site.root / "index.html").as_uri()
-    browser.get(home)
+    open_page(browser, home)
     links = [href for href in browser.execute_script(NAV_LINKS_JS) if href.startswith("file:")]
     pages = sorted({href.split("#")[0] for href in links} - {home})
     assert len(pages) >= 10, pages
     for href in pages:
         assert href.endswith(".html"), f"{href} is a folder, not a page: from disk it would show a file listing"
         assert Path(unquote(urlsplit(href).path)).is_file(), href
-    browser.get(pages[0])
-    assert browser.find_elements(By.CSS_SELECTOR, "article h1"), f"{pages[0]} did not open as a page"
-    browser.get(home)
+    for href in (pages[0], pages[-1]):
+        open_page(browser, href)
+        assert browser.find_elements(By.CSS_SELECTOR, "article h1"), f"{href} did not open as a page"
+    open_page(browser, home)
     search = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
     if not search.is_displayed():
         browser.find_element(By.CSS_SELECTOR, "label[for='__search']").click()
@@ -312,10 +276,7 @@ def test_nothing_is_cut_off_on_a_desktop_or_scrolls_the_page_on_a_phone(
             for page in built_site.pages():
                 if page.name == "404.html":
                     continue
-                browser.get(site_server + built_site.url_of(page))
-                WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
-                    lambda d: d.execute_script("return document.readyState") == "complete"
-                )
+                open_page(browser, site_server + built_site.url_of(page))
                 state = browser.execute_script(FIT_JS)
                 where = f"{width}px {built_site.url_of(page) or '/'}"
                 if width == 1280:
@@ -351,7 +312,7 @@ def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome,
     sessions = [onnxruntime.InferenceSession(str(live / name)) for name in ("encoder.onnx", "step.onnx")]
     vocabs = load_checkpoint(PRETRAINED_DIR / "bahdanau").vocabs
     _requests(browser)
-    browser.get(site_server + "live.html")
+    open_page(browser, site_server + "live.html")
     WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
         lambda d: (
             d.execute_script(LIVE_STATE_JS)["done"] == "true" or d.execute_script(LIVE_STATE_JS)["ready"] == "error"

@@ -18,7 +18,7 @@ from seq2seq_attention.translation.decoders import AttnDecoderRNN, DecoderRNN
 from seq2seq_attention.translation.evaluate import evaluate
 from seq2seq_attention.translation.model import DECODERS, Seq2Seq, build_model
 from seq2seq_attention.translation.search import greedy_decode, translate
-from seq2seq_attention.translation.train import TrainConfig, train, train_step
+from seq2seq_attention.translation.train import TrainConfig, initialize, train, train_step
 
 PAIRS = [
     Pair("je suis fatigue .", "i m tired ."),
@@ -162,6 +162,41 @@ def test_dev_evaluation_reads_dev_only(tmp_path: Path):
     assert saved["config"]["eval_split"] == "dev" and saved["evaluation"]["pairs"] == len(dev)
     with pytest.raises(InputError, match="eval_split: saved 'dev', now 'test'"):
         train(tiny(epochs=2), pairs=pairs, checkpoint=tmp_path / "run", resume=True, progress=False, log=quiet)
+
+
+@settings(max_examples=10, deadline=None)
+@given(decoder=st.sampled_from(sorted(DECODERS)), H=st.integers(1, 12), seed=st.integers(0, 100))
+def test_xavier_draws_each_matrix_and_gate_within_its_glorot_bound(decoder: str, H: int, seed: int):
+    torch.manual_seed(seed)
+    model = build_model(decoder, 11, 13, hidden_size=H)
+    embeddings = {n: p.clone() for n, p in model.named_parameters() if "embedding" in n}
+    initialize(model, "xavier")
+    for name, parameter in model.named_parameters():
+        if "embedding" in name:
+            assert torch.equal(parameter, embeddings[name]) and not parameter[PAD_IDX].any()
+        elif parameter.dim() == 1:
+            assert not parameter.any(), name
+        else:
+            gates = parameter.chunk(3) if ".gru." in name else (parameter,)
+            for gate in gates:
+                fan_out, fan_in = gate.shape
+                assert gate.abs().max() <= math.sqrt(6 / (fan_in + fan_out)), name
+
+
+def test_init_is_a_recorded_setting_that_changes_the_start(tmp_path: Path):
+    quietly = {"pairs": PAIRS, "progress": False, "log": quiet}
+    runs = {
+        init: train(tiny("bahdanau", epochs=1, init=init), checkpoint=tmp_path / init, **quietly)
+        for init in ("pytorch", "xavier")
+    }
+    assert runs["pytorch"].history[0]["loss"] != runs["xavier"].history[0]["loss"]
+    assert load_checkpoint(tmp_path / "xavier").training["config"]["init"] == "xavier"
+    again = train(tiny("bahdanau", epochs=1, init="xavier"), **quietly)
+    assert again.history[0]["loss"] == runs["xavier"].history[0]["loss"]  # seeded: the same draw
+    resumed = train(tiny("bahdanau", epochs=2, init="xavier"), checkpoint=tmp_path / "xavier", resume=True, **quietly)
+    assert [h["epoch"] for h in resumed.history] == [1, 2]
+    with pytest.raises(InputError, match="init must be one of pytorch, xavier"):
+        TrainConfig(init="kaiming")
 
 
 def test_config_is_checked():

@@ -13,6 +13,7 @@ from typing import NoReturn
 from .. import __version__
 from ..core.errors import InputError
 from . import attention, sentiment, translation
+from .options import state_ranges
 
 COMMANDS = (translation, attention, sentiment)
 """The modules whose `register(subparsers)` adds their commands, in the order `--help` lists them."""
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMANDS:
         module.register(subparsers)
+    state_ranges(parser)
     return parser
 
 

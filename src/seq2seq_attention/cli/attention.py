@@ -3,6 +3,7 @@
 import argparse
 from pathlib import Path
 
+from ..core.files import check_destination
 from ..translation.decoders import MAX_LENGTH
 from ..translation.plotting import plot_attention, save_figure, sentence_attention
 from ..translation.pretrained import default_checkpoint
@@ -17,6 +18,8 @@ def run_plot_attention(args: argparse.Namespace) -> int:
     source_words, output_words, weights = sentence_attention(
         translator.model, translator.vocabs, args.sentence, max_words=translator.max_words, max_length=args.max_length
     )  # weights: (T, S)
+    # after the sentence's own checks (a bad sentence is reported first), before anything is drawn
+    check_destination(args.output, "a file", overwrite=args.overwrite, what="--output")
     title = args.title or f"{translator.config['decoder']}: {' '.join(output_words)}"
     figure = plot_attention(weights, source_words, output_words, title=title)
     path = save_figure(figure, args.output)
@@ -40,6 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--checkpoint", type=Path, default=None, help="checkpoint directory (default: the packaged one)"
     )
     parser.add_argument("--output", "-o", type=Path, default=Path("attention.png"), help="image file to write")
+    parser.add_argument("--overwrite", action="store_true", help="replace the image that --output names")
     parser.add_argument("--title", default=None, help="title over the heatmap (default: decoder and translation)")
     parser.add_argument(
         "--max-length", type=positive_int(MAX_STEPS), default=MAX_LENGTH, help="most output words, <eos> included"

@@ -29,6 +29,7 @@ def _parser_for(kind: type, name: str, field: dataclasses.Field | None = None):
         return value
 
     parse.__name__ = name
+    parse.range = describe_range(field) if field is not None else ""  # stated in --help (`state_ranges`)
     return parse
 
 
@@ -70,9 +71,32 @@ def positive_int(limit: int):
     return _parser_for(int, "value", field)
 
 
+def bounded_float(low: float, high: float):
+    """An argparse type: a finite number in [low, high]."""
+    field = dataclasses.field(metadata={"low": low, "high": high})
+    field.type = float
+    return _parser_for(float, "value", field)
+
+
 def finite_float(text: str) -> float:
     """An argparse type: a finite number."""
     return _parser_for(float, "float")(text)  # type: ignore[return-value]
+
+
+def state_ranges(parser: argparse.ArgumentParser) -> None:
+    """Write the range of every option whose type enforces one into its help, in every command.
+
+    The settings' options say it already (`add_config_options`); the others (`positive_int`,
+    `bounded_float`) get ``in [1, 1000]`` before their default.
+    """
+    for action in parser._actions:
+        span = getattr(action.type, "range", "")
+        if span and action.help and span not in action.help:
+            head, default, tail = action.help.partition(" (default:")
+            action.help = f"{head}; in {span}{default}{tail}"
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                state_ranges(command)
 
 
 def check_output_directory(path: Path, what: str) -> None:

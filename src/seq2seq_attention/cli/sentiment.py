@@ -9,6 +9,7 @@ from tqdm.auto import tqdm
 
 from ..core.device import parse_device
 from ..core.errors import InputError, echo
+from ..core.files import check_destination, staged_writes
 from ..sentiment.data import encode_tokens, tokenize
 from ..sentiment.figures import attention_figure
 from ..sentiment.train import SentimentConfig, load_classifier, predict, run_training
@@ -20,8 +21,9 @@ def _train(args: argparse.Namespace) -> int:
     device = parse_device(args.device)
     if args.out is not None:
         check_output_directory(args.out, "--out")
+        check_destination(args.out, "a sentiment checkpoint", overwrite=args.overwrite, what="--out")
     torch.set_num_threads(args.threads)
-    result = run_training(config, device=device, checkpoint=args.out, log=tqdm.write)
+    result = run_training(config, device=device, checkpoint=args.out, overwrite=args.overwrite, log=tqdm.write)
     sizes = result["sizes"]
     print(
         f"{config.kind} on {'+'.join(result['sources'])}: test accuracy {result['test_accuracy']:.4f} "
@@ -52,11 +54,16 @@ def _predict(args: argparse.Namespace) -> int:
 
 def _figure(args: argparse.Namespace) -> int:
     check_output_file(args.out, "--out", (".png", ".svg", ".pdf"))
+    check_destination(args.out, "a file", overwrite=args.overwrite, what="--out")
+    outputs = [args.out]
     if args.json is not None:
         check_output_file(args.json, "--json", (".json",))
-    records = attention_figure(args.checkpoint, args.out, args.count, args.max_words)
-    if args.json is not None:
-        args.json.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        check_destination(args.json, "a file", overwrite=args.overwrite, what="--json")
+        outputs.append(args.json)
+    with staged_writes(*outputs) as staged:  # the figure and its JSON land together or not at all
+        records = attention_figure(args.checkpoint, staged[0], args.count, args.max_words)
+        if args.json is not None:
+            staged[1].write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"attention over {len(records)} test sentences written to {args.out}")
     return 0
 
@@ -72,6 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--threads", type=positive_int(1024), default=1, help="torch CPU threads (default: 1)")
     train.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda when available)")
     train.add_argument("--out", type=Path, default=None, help="write a checkpoint directory here")
+    train.add_argument("--overwrite", action="store_true", help="replace the sentiment checkpoint that --out holds")
     train.set_defaults(func=_train)
 
     pred = subparsers.add_parser("sentiment-predict", help="classify sentences with a trained checkpoint")
@@ -90,4 +98,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fig.add_argument("--count", type=positive_int(100), default=6, help="sentences to draw (default: 6)")
     fig.add_argument("--max-words", type=positive_int(1000), default=12, help="longest sentence drawn (default: 12)")
     fig.add_argument("--json", type=Path, default=None, help="also write the sentences and weights as JSON")
+    fig.add_argument("--overwrite", action="store_true", help="replace the files that --out and --json name")
     fig.set_defaults(func=_figure)

@@ -9,18 +9,20 @@ import torch
 
 from ..core.device import parse_device
 from ..core.errors import InputError
+from ..core.files import check_destination
 from ..translation.decoders import MAX_LENGTH
 from ..translation.export import export_onnx
 from ..translation.pretrained import DEFAULT_PRETRAINED, default_checkpoint
 from ..translation.search import MAX_STEPS, SentenceError, translate
 from ..translation.train import TrainConfig, load_translator, train
-from .options import add_config_options, check_output_directory, config_from_args, finite_float, positive_int
+from .options import add_config_options, bounded_float, check_output_directory, config_from_args, positive_int
 
 
 def run_train(args: argparse.Namespace) -> int:
     config = config_from_args(TrainConfig, args)
     device = parse_device(args.device)
     check_output_directory(args.checkpoint, "--checkpoint")
+    check_destination(args.checkpoint, "a translation checkpoint", overwrite=True, what="--checkpoint")
     if args.threads:
         torch.set_num_threads(args.threads)
     result = train(
@@ -47,7 +49,8 @@ def read_stdin() -> list[tuple[int, str]]:
     """The non-blank lines of standard input with their line numbers, decoded as UTF-8 in every locale.
 
     Python decodes `sys.stdin` with `surrogateescape` in the C locale, where a Latin-1 byte would
-    silently vanish from a word; reading the bytes ourselves makes every locale behave alike.
+    silently vanish from a word; reading the bytes ourselves makes every locale behave alike. A
+    line ends at ``\n`` (``\r\n`` too) and nowhere else (`split_lines`).
     """
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:
@@ -61,7 +64,20 @@ def read_stdin() -> list[tuple[int, str]]:
                 f"standard input is not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}); "
                 "convert it first, e.g. iconv -f latin1 -t utf-8"
             ) from None
-    return [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    return [(number, line) for number, line in enumerate(split_lines(text), start=1) if line.strip()]
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text`: each ends at ``\n`` (a ``\r`` before it is dropped), never at another separator.
+
+    `str.splitlines` also breaks at U+0085, U+2028, U+2029, form feed, vertical tab and the
+    other control separators, so one input line would give two translations; here they stay
+    inside the sentence, which normalises or refuses them like any other character.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line starts no new one
+    return [line.removesuffix("\r") for line in lines]
 
 
 def run_translate(args: argparse.Namespace) -> int:
@@ -98,6 +114,7 @@ def run_translate(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     check_output_directory(args.out, "--out")
+    check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
     translator = load_translator(args.checkpoint or default_checkpoint(), "cpu")
     for path in export_onnx(translator.model, translator.vocabs, args.out):
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")
@@ -163,7 +180,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     translate_parser.add_argument(
         "--length-penalty",
-        type=finite_float,
+        type=bounded_float(-100, 100),
         default=1.0,
         help="beam search ranks hypotheses by log-probability / length**this (0: no length normalisation)",
     )
@@ -183,4 +200,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--checkpoint", type=Path, default=None, help="checkpoint directory (default: the packaged bahdanau model)"
     )
     export_parser.add_argument("--out", type=Path, required=True, help="directory to write (docs/assets/live)")
+    export_parser.add_argument("--overwrite", action="store_true", help="replace the export that --out already holds")
     export_parser.set_defaults(func=run_export)

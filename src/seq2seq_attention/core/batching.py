@@ -1,22 +1,18 @@
-"""Batches for both tasks: lengths, the one mask, padding, the batch type and the bucket sampler.
+"""Batches for both tasks: padded tensors with their lengths and their one mask, and the bucket sampler.
 
 Sequences of different lengths are padded on the right with `PAD_IDX`; every batch carries
 the real lengths, and `lengths_to_mask` is the only place a padding mask is made from them.
+`BucketBatchSampler` chooses which examples share a batch (equal lengths where possible).
 """
 
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import NamedTuple, TypeVar
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 import torch
-from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from torch.utils.data import Sampler
 
 from .errors import InputError
 from .tokens import PAD_IDX
-
-Item = TypeVar("Item")
 
 
 # --8<-- [start:mask]
@@ -88,55 +84,6 @@ def collate(examples: Sequence[tuple[Sequence[int], Sequence[int] | float]]) -> 
 # --8<-- [end:pad]
 
 
-# --8<-- [start:run_packed]
-def run_packed(rnn: nn.RNNBase, inputs: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, object]:
-    """Run a batch-first RNN (GRU or LSTM) so that it never reads padding.
-
-    When every sequence fills the batch (a length bucket) there is nothing to skip and the RNN
-    runs directly; otherwise the batch is packed, run, and padded again.
-
-    Shapes:
-        inputs: (B, S, E).
-        lengths: (B,) real lengths, on any device.
-        outputs: (B, S, D*H), zero at padded positions (D = 2 for a bidirectional RNN).
-        state: (D, B, H) each direction's state after its last real token (a pair for an LSTM).
-    """
-    if bool((lengths == inputs.size(1)).all()):  # no padding: nothing to pack
-        return rnn(inputs)  # (B, S, D*H), state
-    packed = pack_padded_sequence(inputs, lengths.cpu(), batch_first=True, enforce_sorted=False)
-    packed_outputs, state = rnn(packed)  # state: (D, B, H)
-    outputs, _ = pad_packed_sequence(packed_outputs, batch_first=True, total_length=inputs.size(1))  # (B, S, D*H)
-    return outputs, state
-
-
-# --8<-- [end:run_packed]
-
-
-# --8<-- [start:split]
-def checksum_split(
-    items: Iterable[Item], key: Callable[[Item], str], held_out: int, modulus: int = 100, salt: str = ""
-) -> tuple[list[Item], list[Item]]:
-    """Split into (train, test) by a checksum of each item's key, not by a random draw.
-
-    An item is held out when ``crc32(salt + key(item)) % modulus < held_out``: the split is the
-    same on every machine and Python version, and items with the same key always land on the
-    same side. A different `salt` gives an independent split.
-
-    Raises:
-        InputError: `held_out` outside (0, modulus).
-    """
-    if not 0 < held_out < modulus:
-        raise InputError(f"held_out must lie in (0, {modulus}), got {held_out}")
-    train, test = [], []
-    for item in items:
-        bucket = zlib.crc32((salt + key(item)).encode("utf-8")) % modulus
-        (test if bucket < held_out else train).append(item)
-    return train, test
-
-
-# --8<-- [end:split]
-
-
 class BucketBatchSampler(Sampler[list[int]]):
     """Batches of examples with equal lengths where possible, in random order.
 
@@ -187,11 +134,3 @@ class BucketBatchSampler(Sampler[list[int]]):
 
     def __len__(self) -> int:
         return len(self._batches())
-
-
-def shuffled_batches(size: int, batch_size: int, generator: torch.Generator | None = None) -> list[list[int]]:
-    """Indices ``0..size-1`` cut into batches of `batch_size`, in a random order when a generator is given."""
-    if batch_size < 1:
-        raise InputError(f"batch_size must be at least 1, got {batch_size}")
-    order = list(range(size)) if generator is None else torch.randperm(size, generator=generator).tolist()
-    return [order[start : start + batch_size] for start in range(0, size, batch_size)]

@@ -9,13 +9,14 @@ A checkpoint is a directory:
 * `training-<hash>.safetensors` (optional): the optimizer's tensors and the RNG states, so
   that an interrupted run resumes with the same losses as an uninterrupted one.
 
-Every file is written to a temporary file in the same directory and renamed into place
-(`os.replace`, atomic on POSIX). The tensor files are named after their content and the
-JSON is renamed last, so a crash at any moment leaves either the old checkpoint or the new
-one, never a mix. Loading checks the hashes, the config and every tensor's name, shape and
-dtype, and raises one `InputError` that says what is wrong. Both tasks use this one format:
-a model follows the `Checkpointable` protocol, and its config's `task` names the builder
-(`model_builders`) that rebuilds it.
+Every file is written to a staging folder in the same directory and renamed into place only
+when all were written (`core.files.staged_writes`). The tensor files are named after their
+content and the JSON is renamed last, so a crash at any moment leaves either the old checkpoint
+or the new one, never a mix. Saving and loading refuse a tensor that holds NaN or infinity (a
+model that cannot compute), naming it. Loading checks the hashes, the config and every tensor's
+name, shape and dtype, and raises one `InputError` that says what is wrong. Both tasks use this
+one format: a model follows the `Checkpointable` protocol, and its config's `task` names the
+builder (`model_builders`) that rebuilds it.
 """
 
 import hashlib
@@ -23,7 +24,6 @@ import inspect
 import json
 import math
 import os
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +35,9 @@ from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
 from torch import nn
 
+from .checks import is_int
 from .errors import InputError, echo
+from .files import check_destination, staged_writes
 from .vocabulary import Vocabularies, Vocabulary
 
 FORMAT = "seq2seq-attention/checkpoint"
@@ -99,27 +101,22 @@ class Checkpoint:
     files: dict = field(default_factory=dict)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to a temporary file next to `path`, flush it to disk, then rename it over `path`."""
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.chmod(temp, 0o644)  # mkstemp makes it private; a checkpoint is meant to be shared
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+def _check_finite(tensors: dict[str, torch.Tensor], where: str) -> None:
+    """Refuse a floating-point tensor that holds NaN or infinity, naming it (one pass over each tensor)."""
+    for name, tensor in tensors.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            bad = int((~torch.isfinite(tensor)).sum())
+            raise InputError(
+                f"{where}: tensor {name} {tuple(tensor.shape)} holds {bad} non-finite value(s) (NaN or infinity); "
+                "a model with such weights cannot compute"
+            )
 
 
-def _store(directory: Path, stem: str, tensors: dict[str, torch.Tensor]) -> dict:
+def _serialize(stem: str, tensors: dict[str, torch.Tensor]) -> tuple[dict, bytes]:
     data = save_tensors({name: t.detach().cpu().contiguous() for name, t in tensors.items()})
     digest = hashlib.sha256(data).hexdigest()
     name = f"{stem}-{digest[:16]}.safetensors"
-    _write_atomic(directory / name, data)
-    return {"name": name, "sha256": digest, "bytes": len(data)}
+    return {"name": name, "sha256": digest, "bytes": len(data)}, data
 
 
 def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict]:
@@ -170,7 +167,8 @@ def save_checkpoint(
     a value that cannot be saved leaves the directory as it was.
 
     Args:
-        path: the checkpoint directory; created if missing, its old checkpoint replaced.
+        path: the checkpoint directory; created if missing, its old checkpoint replaced (a
+            checkpoint of another task, an ONNX export or a file there is refused).
         model: a model whose `config` (with its `task`) rebuilds it, as `build_model` and
             `build_classifier` set it.
         vocabs: the vocabularies the model was trained with.
@@ -183,7 +181,8 @@ def save_checkpoint(
         The checkpoint directory.
 
     Raises:
-        InputError: the model does not follow `Checkpointable`, or the training state is not JSON.
+        InputError: the model does not follow `Checkpointable`, the training state is not JSON,
+            a tensor holds NaN or infinity, or `path` holds an artifact of another kind.
     """
     config = model.config if isinstance(model, Checkpointable) else None
     if not isinstance(config, dict) or config.get("task") not in TASK_NAMES:
@@ -203,19 +202,33 @@ def save_checkpoint(
         json.dumps(document, allow_nan=False)
     except (TypeError, ValueError) as error:
         raise InputError(f"the checkpoint cannot be saved as JSON: {error}") from error
-    directory = Path(path)
-    directory.mkdir(parents=True, exist_ok=True)
-    files = {"model": _store(directory, "model", model.state_dict())}
-    if extra:
-        files["training"] = _store(directory, "training", extra)
+    directory = _check_path(path)
+    check_destination(directory, f"a {config['task']} checkpoint", overwrite=True, what="checkpoint directory")
+    weights = model.state_dict()
+    _check_finite(weights, f"refusing to save the {config['task']} model")
+    _check_finite(extra, "refusing to save the training state")
+    files, contents = {}, []
+    for key, stem, tensors in (("model", "model", weights), ("training", "training", extra)):
+        if tensors:
+            files[key], data = _serialize(stem, tensors)
+            contents.append((directory / files[key]["name"], data))
     document["files"] = files
     text = json.dumps(document, ensure_ascii=False, indent=1, allow_nan=False)
-    _write_atomic(directory / JSON_NAME, text.encode("utf-8"))
+    contents.append((directory / JSON_NAME, text.encode("utf-8")))
+    with staged_writes(*(target for target, _ in contents)) as staged:
+        for staged_path, (_, data) in zip(staged, contents, strict=True):
+            staged_path.write_bytes(data)
     keep = {entry["name"] for entry in files.values()}
     for stale in directory.glob("*.safetensors"):
         if stale.name not in keep and stale.name.startswith(("model-", "training-")):
             stale.unlink(missing_ok=True)
     return directory
+
+
+def _check_path(path: object) -> Path:
+    if not isinstance(path, str | os.PathLike) or isinstance(path, bytes) or path == "":
+        raise InputError(f"the checkpoint path must be a directory name (str or Path), got {echo(path, 80)}")
+    return Path(path)
 
 
 def _reject_constant(name: str) -> float:
@@ -246,11 +259,23 @@ def _read_document(directory: Path) -> dict:
             raise InputError(f"checkpoint file {json_path} is corrupted: {key!r} is missing or not an object")
     if not isinstance(document.get("training", {}), dict):
         raise InputError(f"checkpoint file {json_path} is corrupted: 'training' is not an object")
+    _check_training_record(json_path, document.get("training", {}))
     return document
 
 
+def _check_training_record(json_path: Path, training: dict) -> None:
+    """The finished epochs (an int >= 0) and the history (a list of objects) that resuming reads."""
+    epoch = training.get("epoch", 0)
+    if not is_int(epoch) or epoch < 0:
+        raise InputError(f"checkpoint file {json_path} is corrupted: 'epoch' must be an int >= 0, got {echo(epoch)}")
+    history = training.get("history", [])
+    if not isinstance(history, list) or not all(isinstance(record, dict) for record in history):
+        raise InputError(f"checkpoint file {json_path} is corrupted: 'history' must be a list of objects")
+
+
 def _read_tensors(directory: Path, entry: object, what: str) -> dict[str, torch.Tensor]:
-    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or "/" in entry["name"]:
+    name = entry.get("name") if isinstance(entry, dict) else None
+    if not isinstance(name, str) or "/" in name or os.path.basename(name) != name or name in ("", ".", ".."):
         raise InputError(f"checkpoint {directory} is corrupted: the entry for the {what} file is malformed")
     path = directory / entry["name"]
     if not path.is_file():
@@ -301,7 +326,7 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu", task: 
             weights do not match the config (names, shapes or dtypes), with what was expected,
             or the model is not of `task`.
     """
-    directory = Path(path)
+    directory = _check_path(path)
     document = _read_document(directory)
     config = document["config"]
     if task is not None and config.get("task") != task:
@@ -339,6 +364,7 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu", task: 
         raise InputError(
             f"checkpoint {directory} does not match its config {echo(config)}: " + "; ".join(p for p in parts if p)
         )
+    _check_finite(weights, f"checkpoint {directory} cannot be used")
     model.load_state_dict(weights)
     model.to(device).eval()
     return Checkpoint(model, vocabs, config, document.get("training") or {}, directory, document["files"])
@@ -354,6 +380,7 @@ def restore_training_state(checkpoint: Checkpoint, optimizer: torch.optim.Optimi
     if checkpoint.path is None or entry is None:
         raise InputError(f"checkpoint {checkpoint.path} holds weights only, no training state to resume from")
     tensors = _read_tensors(checkpoint.path, entry, "training state")
+    _check_finite(tensors, f"checkpoint {checkpoint.path} cannot be resumed")
     if optimizer is not None:
         saved = checkpoint.training.get("optimizer")
         if not isinstance(saved, dict):

@@ -120,12 +120,22 @@ def check_config(config: object) -> None:
         object.__setattr__(config, field.name, value)
 
 
-def config_from_dict(cls: type, data: object, where: str) -> Any:
-    """Rebuild settings saved with `dataclasses.asdict`; unknown or malformed keys are an `InputError`."""
-    if not isinstance(data, dict):
-        raise InputError(f"{where}: the saved settings are not an object, got {echo(data)}")
-    names = {field.name for field in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise InputError(f"{where}: unknown setting(s) {echo(unknown)}; expected some of {sorted(names)}")
-    return cls(**data)
+def saved_setting(cls: type, training: object, name: str, where: str) -> Any:
+    """One setting that a checkpoint saved (``training["config"][name]``), checked with the command line's rules.
+
+    The field's default when the checkpoint saved no config, or a config without this setting.
+
+    Raises:
+        InputError: the saved config is not an object, or the value breaks the field's rules
+            (``max_words: "six"``), naming `where`.
+    """
+    field = {f.name: f for f in dataclasses.fields(cls)}[name]
+    saved = training.get("config") if isinstance(training, dict) else None
+    if saved is None or (isinstance(saved, dict) and name not in saved):
+        return field.default
+    if not isinstance(saved, dict):
+        raise InputError(f"{where} has a malformed training config: it is not an object, got {echo(saved)}")
+    try:
+        return check_value(name, field, saved[name])
+    except InputError as error:
+        raise InputError(f"{where} has a malformed training config: {error}") from None

@@ -6,6 +6,7 @@ training sentences in the order it meets them (the PyTorch tutorial's `Lang`); t
 classifier keeps the words it saw at least twice, most frequent first (`from_counts`).
 """
 
+import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -87,7 +88,7 @@ class Vocabulary:
         Raises:
             InputError: the sentence is empty, or holds unknown words and `unknown="error"`.
         """
-        words = sentence.split() if isinstance(sentence, str) else list(sentence)
+        words = sentence.split() if isinstance(sentence, str) else _check_tokens(sentence)
         if not words:
             raise InputError(f"the sentence is empty: {echo(sentence)}")
         if unknown == "error":
@@ -110,8 +111,7 @@ class Vocabulary:
             InputError: an index outside ``[0, len(self))``.
         """
         words = []
-        for index in indices:
-            index = int(index)
+        for index in _check_indices(indices):
             if not 0 <= index < len(self.index2word):
                 raise InputError(f"index {index} is outside the {self.name} vocabulary [0, {len(self) - 1}]")
             if index == EOS_IDX and stop_at_eos:
@@ -153,6 +153,28 @@ class Vocabulary:
 
     def __repr__(self) -> str:
         return f"Vocabulary({self.name!r}, {len(self)} entries)"
+
+
+def _check_indices(indices: object) -> list[int]:
+    """Token indices as ints (a list, a tensor row, numpy ints); bytes and strings are not indices."""
+    if isinstance(indices, str | bytes | bytearray | dict) or not isinstance(indices, Iterable):
+        raise InputError(f"indices must be a list of token indices (ints), got {type(indices).__name__}")
+    checked = []
+    for index in indices:
+        try:
+            checked.append(operator.index(index))
+        except TypeError:
+            raise InputError(f"indices must be ints, got {echo(index, 60)}") from None
+    return checked
+
+
+def _check_tokens(tokens: object) -> list[str]:
+    """A list of token strings (bytes are not text: decode them first)."""
+    if isinstance(tokens, bytes | bytearray):
+        raise InputError(f"a sentence must be a string or a list of strings, got bytes {echo(tokens, 60)}; decode it")
+    if not isinstance(tokens, Sequence) or not all(isinstance(token, str) for token in tokens):
+        raise InputError(f"a sentence must be a string or a list of strings, got {echo(tokens, 80)}")
+    return list(tokens)
 
 
 class Vocabularies(NamedTuple):

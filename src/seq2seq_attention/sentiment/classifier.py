@@ -9,9 +9,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..attention.attention import BahdanauAttention
-from ..core.batching import lengths_to_mask, run_packed
+from ..core.batching import lengths_to_mask
 from ..core.checks import check_dropout, check_parameter_budget, check_size, check_tokens
 from ..core.errors import InputError, echo
+from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
 
 CLASSIFIER_KINDS = ("attention", "bilstm", "mean")

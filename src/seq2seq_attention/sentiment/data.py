@@ -13,8 +13,9 @@ from pathlib import Path
 
 import torch
 
-from ..core.batching import Batch, checksum_split, collate, shuffled_batches
+from ..core.batching import Batch, collate
 from ..core.errors import InputError
+from ..core.split import checksum_split
 from ..core.tokens import UNK_IDX
 from ..core.vocabulary import Vocabulary
 
@@ -80,6 +81,9 @@ def tokenize(text: str) -> list[str]:
 
     Other punctuation is dropped; U+0085 and any other non-word character separates words.
     """
+    if not isinstance(text, str):
+        hint = "; decode it first" if isinstance(text, bytes) else ""
+        raise InputError(f"text must be a string, got {type(text).__name__}{hint}")
     return _TOKEN.findall(text.lower())
 
 
@@ -104,6 +108,14 @@ def split_examples(
 def encode_tokens(vocab: Vocabulary, tokens: Sequence[str]) -> list[int]:
     """Token strings to indices; unknown words become `UNK_IDX`, and a sentence without a word one `<unk>`."""
     return vocab.encode(tokens, add_eos=False, unknown="unk") if tokens else [UNK_IDX]
+
+
+def shuffled_batches(size: int, batch_size: int, generator: torch.Generator | None = None) -> list[list[int]]:
+    """Indices ``0..size-1`` cut into batches of `batch_size`, in a random order when a generator is given."""
+    if batch_size < 1:
+        raise InputError(f"batch_size must be at least 1, got {batch_size}")
+    order = list(range(size)) if generator is None else torch.randperm(size, generator=generator).tolist()
+    return [order[start : start + batch_size] for start in range(0, size, batch_size)]
 
 
 def iterate_batches(

@@ -1,11 +1,15 @@
 """Figures of the sentiment classifier: the attention over the words of a few test sentences."""
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-from ..core.errors import InputError
+from ..core.errors import InputError, echo
+from ..core.files import staged_writes
 from ..core.fonts import hangul_font
 from .data import Example, encode_tokens, prepare_data, tokenize
 from .train import checkpoint_sources, load_classifier, predict
@@ -20,25 +24,50 @@ def pick_examples(examples: Sequence[Example], count: int, max_words: int) -> li
     return chosen[:count]
 
 
+def _check_rows(words: object, weights: object, titles: object) -> None:
+    """Sentences of words, one finite weight per word, one title per sentence; every row non-empty."""
+    for name, value in (("words", words), ("weights", weights), ("titles", titles)):
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+            raise InputError(f"{name} must be a list with one entry per sentence, got {type(value).__name__}")
+    if not words or len(words) != len(weights) or len(words) != len(titles):
+        raise InputError(
+            f"need as many weight rows and titles as sentences (at least one), got {len(words)} sentences, "
+            f"{len(weights)} weight rows and {len(titles)} titles"
+        )
+    for number, (row_words, row_weights, title) in enumerate(zip(words, weights, titles, strict=True), start=1):
+        if isinstance(row_words, str | bytes) or not isinstance(row_words, Sequence):
+            raise InputError(f"sentence {number}: words must be a list of strings, got {type(row_words).__name__}")
+        if not all(isinstance(word, str) for word in row_words):
+            raise InputError(f"sentence {number}: every word must be a string, got {echo(list(row_words))}")
+        if not isinstance(title, str):
+            raise InputError(f"sentence {number}: the title must be a string, got {type(title).__name__}")
+        if isinstance(row_weights, str | bytes) or not isinstance(row_weights, Sequence):
+            raise InputError(f"sentence {number}: weights must be a list of numbers, got {type(row_weights).__name__}")
+        if not row_words or not row_weights:
+            raise InputError(f"sentence {number} ({echo(title)}) has no words to draw: its attention row is empty")
+        if len(row_words) != len(row_weights):
+            raise InputError(f"{len(row_words)} words but {len(row_weights)} weights in {echo(title)}")
+        numbers = [w for w in row_weights if isinstance(w, int | float) and not isinstance(w, bool)]
+        if len(numbers) != len(row_weights) or not all(math.isfinite(w) and w >= 0 for w in numbers):
+            raise InputError(f"sentence {number}: weights must be finite numbers >= 0, got {echo(list(row_weights))}")
+
+
 def plot_word_attention(
     words: Sequence[Sequence[str]], weights: Sequence[Sequence[float]], titles: Sequence[str], path: Path
 ) -> None:
-    """One row of coloured cells per sentence: the attention weight on each word, written in the cell."""
-    import matplotlib
+    """One row of coloured cells per sentence: the attention weight on each word, written in the cell.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    if not words or len(words) != len(weights) or len(words) != len(titles):
-        raise ValueError(f"need as many weight rows and titles as sentences, got {len(words)}, {len(weights)}")
+    The figure is built with the object-oriented API on the Agg canvas, like `plot_attention`: no pyplot state.
+    """
+    _check_rows(words, weights, titles)
     width = max(len(w) for w in words)
     top = max(max(row) for row in weights)  # one colour scale for every row, so rows compare
     # about the site's column width (8 in at 110 dpi), so that words and weights stay readable there
-    fig, axes = plt.subplots(len(words), 1, figsize=(8.0, 1.25 * len(words)), squeeze=False)
+    fig = Figure(figsize=(8.0, 1.25 * len(words)))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(words), 1, squeeze=False)
     font = {"fontfamily": hangul_font()} if hangul_font() else {}
     for ax, row_words, row_weights, title in zip(axes[:, 0], words, weights, titles, strict=True):
-        if len(row_words) != len(row_weights):
-            raise ValueError(f"{len(row_words)} words but {len(row_weights)} weights in {title!r}")
         cells = torch.full((1, width), float("nan"))
         cells[0, : len(row_weights)] = torch.tensor(row_weights)
         ax.imshow(cells.numpy(), cmap="Oranges", vmin=0.0, vmax=top, aspect="auto")
@@ -50,9 +79,8 @@ def plot_word_attention(
         ax.set_yticks([])
         ax.set_title(title, fontsize=12, loc="left", **font)
     fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with staged_writes(Path(path)) as (staged,):
+        fig.savefig(staged, dpi=110)
 
 
 def attention_figure(checkpoint: Path, out: Path, count: int = 6, max_words: int = 12) -> list[dict[str, object]]:

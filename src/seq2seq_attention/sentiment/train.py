@@ -11,7 +11,8 @@ from torch import nn
 from ..core.batching import Batch
 from ..core.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from ..core.config import check_config, setting
-from ..core.errors import InputError
+from ..core.errors import InputError, echo
+from ..core.files import check_destination
 from ..core.training import BestWeights, make_optimizer, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
 from .classifier import CLASSIFIER_KINDS, build_classifier
@@ -49,8 +50,7 @@ def predict(
 
     Runs in eval mode (no dropout) on the model's device and restores the previous mode.
     """
-    if len(sequences) == 0:
-        raise InputError("no sentences to classify")
+    _check_sequences(sequences)
     device = next(model.parameters()).device
     was_training = model.training
     model.eval()
@@ -64,6 +64,24 @@ def predict(
             weights.extend(row[:n].tolist() for row, n in zip(attn.cpu(), batch.lengths.tolist(), strict=True))
     model.train(was_training)
     return probs, (weights if weights else None)
+
+
+def _check_sequences(sequences: object) -> None:
+    """A non-empty list of non-empty lists of token indices (ints)."""
+    if isinstance(sequences, str | bytes | dict) or not isinstance(sequences, Sequence):
+        raise InputError(f"sequences must be a list of token-index lists, got {type(sequences).__name__}")
+    if len(sequences) == 0:
+        raise InputError("no sentences to classify")
+    for number, sequence in enumerate(sequences, start=1):
+        if (
+            isinstance(sequence, str | bytes | dict)
+            or not isinstance(sequence, Sequence)
+            or not sequence
+            or not all(isinstance(i, int) and not isinstance(i, bool) for i in sequence)
+        ):
+            raise InputError(
+                f"sentence {number} must be a non-empty list of token indices (ints), got {echo(sequence, 80)}"
+            )
 
 
 def accuracy(model: nn.Module, sequences: Sequence[Sequence[int]], labels: Sequence[int]) -> float:
@@ -130,13 +148,17 @@ def run_training(
     checkpoint: Path | None = None,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    overwrite: bool = False,
 ) -> dict[str, object]:
     """Train one classifier with a fixed seed and return its sizes, history and test accuracy.
 
     The seed fixes the initial weights, the batch order and the dropout masks; the split does
     not depend on it (`split_examples`). With `checkpoint`, the model is saved there (the shared
-    checkpoint format) with its config, vocabulary and the returned record.
+    checkpoint format) with its config, vocabulary and the returned record; a checkpoint already
+    there is replaced only with `overwrite`, and never one of another kind (checked before training).
     """
+    if checkpoint is not None:
+        check_destination(Path(checkpoint), "a sentiment checkpoint", overwrite=overwrite, what="checkpoint")
     data = prepare_data(config.sources)
     torch.manual_seed(config.seed)
     model = build_classifier(config.kind, len(data.vocab)).to(device or torch.device("cpu"))

@@ -17,8 +17,9 @@ from typing import NamedTuple
 
 from torch.utils.data import DataLoader, Dataset
 
-from ..core.batching import BucketBatchSampler, checksum_split, collate
+from ..core.batching import BucketBatchSampler, collate
 from ..core.errors import InputError, echo
+from ..core.split import checksum_split
 from ..core.vocabulary import Vocabularies, Vocabulary
 
 CORPUS_PATH = Path(__file__).resolve().parent.parent / "corpora" / "eng-fra.txt.xz"
@@ -61,6 +62,7 @@ def unicode_to_ascii(s: str) -> str:
 
 def normalize_string(s: str) -> str:
     """Lowercase, strip, drop accents, split off `.!?`, and turn every other non-letter into a space."""
+    _check_text(s)
     s = unicode_to_ascii(s.lower().strip())
     s = re.sub(r"([.!?])", r" \1", s)  # "fatigue." -> "fatigue ."
     s = re.sub(r"[^a-zA-Z.!?]+", r" ", s)  # "j'ai" -> "j ai", "\u202f!" -> " !"
@@ -68,6 +70,13 @@ def normalize_string(s: str) -> str:
 
 
 # --8<-- [end:normalize]
+
+
+def _check_text(s: object) -> None:
+    if isinstance(s, bytes | bytearray):
+        raise InputError(f"the sentence must be a string, got bytes {echo(s, 60)}; decode it first")
+    if not isinstance(s, str):
+        raise InputError(f"the sentence must be a string, got {type(s).__name__}")
 
 
 # --8<-- [start:read_lines]
@@ -169,7 +178,7 @@ def _read_pairs(path: str | Path, max_words: int, prefixes: tuple[str, ...]) -> 
 # --8<-- [start:split]
 SPLITS: dict[str, str] = {
     "by_english": "target",  # the main split: all pairs that share an English sentence on one side
-    "by_french": "source",  # the first round's split: an English target can sit on both sides
+    "by_french": "source",  # an English target can sit on both sides
 }
 """The held-out rules by name: a pair is held out when crc32 of this side is 0 mod 10."""
 
@@ -188,8 +197,8 @@ def split_pairs(
 
     ``by_english`` (the default) keys on the English target: pairs that translate to the same
     English sentence ("je suis fatigue ." and "je suis fatiguee ." -> "i am tired .") all fall on
-    one side, so no held-out target was seen in training. ``by_french`` keys on the French source,
-    as the first round did; it keeps French sentences apart, but not their translations.
+    one side, so no held-out target was seen in training. ``by_french`` keys on the French source:
+    it keeps French sentences apart, but not their translations.
 
     With ``eval_split="dev"`` it returns (train without dev, dev) instead: the development split
     takes about a tenth of the training split by the same rule and side (salted with `DEV_SALT`),
@@ -199,7 +208,7 @@ def split_pairs(
     Raises:
         InputError: an unknown split or eval_split name.
     """
-    _check_split_names(split, eval_split)
+    pairs = _check_split(pairs, split, eval_split)
 
     def side(pair: Pair) -> str:
         return getattr(pair, SPLITS[split])
@@ -219,11 +228,18 @@ def target_overlap(train: Sequence[Pair], test: Sequence[Pair]) -> float:
 # --8<-- [end:split]
 
 
-def _check_split_names(split: str, eval_split: str) -> None:
-    if split not in SPLITS:
+def _check_split(pairs: object, split: object, eval_split: object) -> list[Pair]:
+    if not isinstance(split, str) or split not in SPLITS:
         raise InputError(f"split must be one of {', '.join(SPLITS)}, got {echo(split)}")
-    if eval_split not in EVAL_SPLITS:
+    if not isinstance(eval_split, str) or eval_split not in EVAL_SPLITS:
         raise InputError(f"eval_split must be one of {', '.join(EVAL_SPLITS)}, got {echo(eval_split)}")
+    if isinstance(pairs, str | bytes | bytearray | dict) or not isinstance(pairs, Iterable):
+        raise InputError(f"pairs must be a list of Pair(source, target), got {type(pairs).__name__}")
+    pairs = list(pairs)
+    for index, pair in enumerate(pairs):
+        if not isinstance(pair, Pair) or not all(isinstance(side, str) for side in pair):
+            raise InputError(f"pairs[{index}] must be a Pair(source, target) of two strings, got {echo(pair, 80)}")
+    return pairs
 
 
 def build_vocabularies(pairs: Iterable[Pair]) -> Vocabularies:

@@ -3,8 +3,8 @@
 import torch
 from torch import nn
 
-from ..core.batching import run_packed
 from ..core.checks import check_tokens
+from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
 
 

@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import sacrebleu
-from sacrebleu.significance import PairedTest, _bootstrap_resample  # sacrebleu 2.x (pinned below 3)
+from sacrebleu.significance import _bootstrap_resample, _compute_p_value  # sacrebleu 2.x (pinned below 3)
 
-from ..core.errors import InputError
+from ..core.errors import InputError, echo
 from ..core.vocabulary import Vocabularies
 from .corpus import Pair
 from .decoders import MAX_LENGTH
@@ -67,8 +67,7 @@ def evaluate(
     Words missing from the training vocabulary read as `<unk>` (the held-out split has some);
     no sentence is dropped. `split` names the split the pairs come from, for the record.
     """
-    if not pairs:
-        raise InputError("evaluate needs at least one pair")
+    _check_pairs(pairs)
     sources = [p.source for p in pairs]
     references = [" ".join(p.target.split()) for p in pairs]  # single spaces, as translations have
     longest = max(len(s.split()) for s in sources)
@@ -102,12 +101,25 @@ def bootstrap_interval(hypotheses: Sequence[str], references: Sequence[str]) -> 
     times and recomputing BLEU shows how much the score would move on another sample of the same
     size. sacrebleu draws the resamples (its fixed seed); the percentiles are taken here, so the
     interval stays inside [0, 100] (sacrebleu reports the mean plus or minus a half-width).
+
+    Raises:
+        InputError: the lists are empty, of different lengths, or hold something else than strings.
+    """
+    hypotheses, references = _check_sentences(hypotheses, references)
+    low, high = np.percentile(resampled_bleu(hypotheses, references), [2.5, 97.5])
+    return float(np.clip(low, 0, 100)), float(np.clip(high, 0, 100))  # float32 sums can pass 100 by 1e-14
+
+
+def resampled_bleu(hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+    """Corpus BLEU of each of the `BOOTSTRAP_SAMPLES` resamples of the sentences, shape (N,).
+
+    sacrebleu draws the resamples with its fixed seed, so two systems scored on the same
+    sentences get the same resamples: their differences are paired.
     """
     bleu = _bleu()
     stats = bleu._extract_corpus_statistics(list(hypotheses), [list(references)])  # one row of counts per sentence
     _, scores = _bootstrap_resample(stats, bleu, BOOTSTRAP_SAMPLES)  # BLEU of each resample
-    low, high = np.percentile([s.score for s in scores], [2.5, 97.5])
-    return float(low), float(high)
+    return np.array([s.score for s in scores])  # (N,)
 
 
 # --8<-- [end:bootstrap]
@@ -121,7 +133,8 @@ class Comparison:
         baseline, system: the BLEU of each.
         difference: ``system - baseline``.
         p_value: the chance of a difference at least this large if the two were equally good
-            (sacrebleu's paired bootstrap resampling, `BOOTSTRAP_SAMPLES` resamples).
+            (sacrebleu's paired bootstrap resampling, `BOOTSTRAP_SAMPLES` resamples); 1 when
+            resampling cannot move the difference at all.
         significant: ``p_value < 0.05``; otherwise the two are called a tie.
     """
 
@@ -134,23 +147,70 @@ class Comparison:
 
 # --8<-- [start:compare]
 def compare(baseline: Evaluation, system: Evaluation) -> Comparison:
-    """Paired bootstrap resampling (Koehn 2004, as sacrebleu implements it) of two evaluations.
+    """Paired bootstrap resampling (Koehn 2004, as sacrebleu's `PairedTest` computes it) of two evaluations.
+
+    Both systems are scored on the same resamples of the sentences; p is the share of resamples
+    whose difference, centred on its mean, exceeds the observed difference. When no resample
+    moves the difference (the same translations, one sentence, every sentence alike) the test
+    has nothing to measure: the two are a tie with p = 1.
 
     Raises:
-        InputError: the two were not made on the same references in the same order.
+        InputError: the two were not made on the same references in the same order, or either
+            holds lists that are empty, of different lengths or not strings.
     """
-    if baseline.references != system.references:
-        raise InputError("compare needs two evaluations of the same pairs, in the same order")
-    test = PairedTest(
-        [("baseline", baseline.hypotheses), ("system", system.hypotheses)],
-        {"BLEU": _bleu()},
-        [baseline.references],
-        test_type="bs",
-        n_samples=BOOTSTRAP_SAMPLES,
-    )
-    _, results = test()
-    first, second = results["BLEU"]
-    return Comparison(first.score, second.score, second.score - first.score, second.p_value, second.p_value < 0.05)
+    references = _check_comparable(baseline, system)
+    bleu = _bleu()
+    first = bleu.corpus_score(baseline.hypotheses, [references]).score
+    second = bleu.corpus_score(system.hypotheses, [references]).score
+    resampled = resampled_bleu(system.hypotheses, references) - resampled_bleu(baseline.hypotheses, references)
+    differences = np.abs(resampled)  # (N,): the same resamples for both systems
+    if np.ptp(differences) == 0:  # nothing varies: no evidence of a difference
+        return Comparison(first, second, second - first, 1.0, False)
+    p_value = _compute_p_value(differences - differences.mean(), abs(second - first))
+    return Comparison(first, second, second - first, p_value, p_value < 0.05)
 
 
 # --8<-- [end:compare]
+
+
+def _check_sentences(hypotheses: object, references: object) -> tuple[list[str], list[str]]:
+    """Two non-empty lists of strings of one length (a NaN read from a missing table cell is not a string)."""
+    checked = []
+    for name, sentences in (("hypotheses", hypotheses), ("references", references)):
+        if isinstance(sentences, str | bytes) or not isinstance(sentences, Sequence):
+            raise InputError(f"{name} must be a list of strings, one per sentence, got {type(sentences).__name__}")
+        if len(sentences) == 0:
+            raise InputError(f"{name} is empty: BLEU needs at least one sentence")
+        for index, sentence in enumerate(sentences):
+            if not isinstance(sentence, str):
+                raise InputError(
+                    f"{name}[{index}] must be a string, got {type(sentence).__name__} {echo(sentence, 60)}"
+                    + (" (a missing table cell?)" if sentence is None or sentence != sentence else "")
+                )
+        checked.append(list(sentences))
+    if len(checked[0]) != len(checked[1]):
+        raise InputError(
+            f"hypotheses and references must pair up one to one, got {len(checked[0])} hypotheses "
+            f"and {len(checked[1])} references"
+        )
+    return checked[0], checked[1]
+
+
+def _check_pairs(pairs: object) -> None:
+    if isinstance(pairs, str | bytes) or not isinstance(pairs, Sequence):
+        raise InputError(f"pairs must be a list of (French, English) pairs, got {type(pairs).__name__}")
+    if len(pairs) == 0:
+        raise InputError("evaluate needs at least one pair")
+    for index, pair in enumerate(pairs):
+        if not (isinstance(pair, Pair) and all(isinstance(side, str) for side in pair)):
+            raise InputError(f"pairs[{index}] must be a Pair(source, target) of two strings, got {echo(pair, 80)}")
+
+
+def _check_comparable(baseline: object, system: object) -> list[str]:
+    for name, evaluation in (("baseline", baseline), ("system", system)):
+        if not isinstance(evaluation, Evaluation):
+            raise InputError(f"{name} must be an Evaluation (from evaluate), got {type(evaluation).__name__}")
+        _check_sentences(evaluation.hypotheses, evaluation.references)
+    if baseline.references != system.references:
+        raise InputError("compare needs two evaluations of the same pairs, in the same order")
+    return baseline.references

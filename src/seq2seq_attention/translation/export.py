@@ -9,6 +9,7 @@ interface, so that `greedy_search` and `beam_search` decode with them.
 """
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -17,13 +18,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..core.errors import InputError
+from ..core.errors import InputError, echo
+from ..core.files import EXPORT_FILES, check_destination, staged_writes
 from ..core.tokens import EOS_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
 from .corpus import MAX_WORDS
 from .decoders import DecoderState
 from .model import Seq2Seq
-from .search import MAX_LENGTH
+from .search import MAX_LENGTH, check_translator
 
 IR_VERSION = 9
 """The newest ONNX IR version the vendored onnxruntime-web (1.17.3) reads; opset 20 fits it."""
@@ -100,15 +102,34 @@ def _store_half(path: Path) -> None:
 def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[Path]:
     """Write `encoder.onnx`, `step.onnx` and `vocabularies.json` of a Bahdanau or Luong translator to `out`.
 
-    The model is rounded to float16 first (`half_precision`, in place).
+    The model is rounded to float16 first (`half_precision`, in place). The three files are
+    written to a staging folder and renamed into `out` only when all three were written
+    (`core.files.staged_writes`): a failure leaves a previous export as it was.
 
     Raises:
-        InputError: a decoder without attention (the page draws the attention weights).
+        InputError: a decoder without attention (the page draws the attention weights), or
+            `out` holds something else than an export (a checkpoint, a file, a folder named
+            like one of the export's files).
     """
+    check_translator(model, vocabs)
     if model.decoder.attention is None:
         raise InputError("the live page draws attention weights; export a bahdanau or luong model")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _check_out(out)
+    check_destination(out, "an ONNX export", overwrite=True, what="out")
+    with staged_writes(*(out / name for name in EXPORT_FILES)) as staged:
+        _write_export(model, vocabs, *staged)
+    for name in ("encoder.onnx", "step.onnx"):  # external data left by an older exporter
+        (out / (name + ".data")).unlink(missing_ok=True)
+    return [out / name for name in EXPORT_FILES]
+
+
+def _check_out(out: object) -> Path:
+    if not isinstance(out, str | os.PathLike) or isinstance(out, bytes) or out == "":
+        raise InputError(f"out must be a directory name (str or Path), got {echo(out, 80)}")
+    return Path(out)
+
+
+def _write_export(model: Seq2Seq, vocabs: Vocabularies, encoder_path: Path, step_path: Path, vocab_path: Path) -> None:
     model = half_precision(model)
     sentence = torch.tensor([[4, 5, 6, EOS_IDX]])  # (1, S): any tokens, the graphs take any S
     encoder_graph, step_graph = EncoderGraph(model).eval(), StepGraph(model).eval()  # no dropout in either
@@ -120,7 +141,7 @@ def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[P
         torch.onnx.export(
             encoder_graph,
             (sentence,),
-            out / "encoder.onnx",
+            encoder_path,
             input_names=["tokens"],
             output_names=["keys", "hidden", "proj_keys"],
             dynamo=False,
@@ -131,17 +152,15 @@ def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[P
         torch.onnx.export(
             step_graph,
             (torch.tensor([[SOS_IDX]]), hidden, keys, proj_keys),
-            out / "step.onnx",
+            step_path,
             input_names=["token", "hidden", "keys", "proj_keys"],
             output_names=["logits", "next_hidden", "weights"],
             dynamo=True,
             dynamic_shapes={"token": None, "hidden": None, "keys": {1: length}, "proj_keys": {1: length}},
             verbose=False,
         )
-    for name in ("encoder.onnx", "step.onnx"):
-        _store_half(out / name)
-        stale = out / (name + ".data")
-        stale.unlink(missing_ok=True)
+    for path in (encoder_path, step_path):
+        _store_half(path)
     model.eval()
     document = {
         "source": vocabs.source.index2word,
@@ -149,8 +168,7 @@ def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[P
         "max_length": MAX_LENGTH,
         "max_words": MAX_WORDS,
     }
-    (out / "vocabularies.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
-    return [out / "encoder.onnx", out / "step.onnx", out / "vocabularies.json"]
+    vocab_path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
 
 
 # --8<-- [end:export_onnx]

@@ -14,14 +14,15 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..core.batching import collate
-from ..core.errors import InputError
+from ..core.errors import InputError, echo
+from ..core.files import staged_writes
 from ..core.fonts import label
 from ..core.tokens import EOS_IDX
 from ..core.vocabulary import Vocabularies
 from .corpus import MAX_WORDS
 from .decoders import MAX_LENGTH
 from .model import Seq2Seq
-from .search import greedy_decode, prepare_sentences
+from .search import check_translator, greedy_decode, prepare_sentences
 
 
 # --8<-- [start:plot_attention]
@@ -57,6 +58,7 @@ def plot_attention(
     Raises:
         InputError: weights that are not 2-D, or word lists that do not match its sizes.
     """
+    _check_words(source_words, output_words)
     matrix = weights.detach().float().cpu().numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights)
     if matrix.ndim != 2:
         raise InputError(f"weights must be (T, S), got shape {tuple(matrix.shape)}")
@@ -87,11 +89,23 @@ def plot_attention(
 # --8<-- [end:plot_attention]
 
 
+def _check_words(source_words: object, output_words: object) -> None:
+    for name, words in (("source_words", source_words), ("output_words", output_words)):
+        if isinstance(words, str | bytes) or not isinstance(words, Sequence):
+            raise InputError(f"{name} must be a list of strings, got {type(words).__name__}")
+        if not all(isinstance(word, str) for word in words):
+            raise InputError(f"{name} must be a list of strings, got {echo(list(words), 80)}")
+
+
 def save_figure(figure: Figure, path: str | Path, dpi: int = 120) -> Path:
-    """Write a figure to `path` (PNG by extension), creating the parent folder."""
+    """Write a figure to `path` (PNG by extension), creating the parent folder.
+
+    The image is written to a staging folder and renamed over `path` once complete
+    (`core.files.staged_writes`), so a failure leaves an older image as it was.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=dpi)
+    with staged_writes(path) as (staged,):
+        figure.savefig(staged, dpi=dpi)
     return path
 
 
@@ -125,6 +139,7 @@ def sentence_attention(
     Raises:
         InputError: a bad sentence (see `search.prepare_sentences`), or a decoder without attention.
     """
+    check_translator(model, vocabs)
     (indices,) = prepare_sentences(vocabs, [sentence], max_words, unknown)
     device = next(model.parameters()).device
     model.eval()

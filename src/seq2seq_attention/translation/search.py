@@ -250,10 +250,12 @@ def prepare_sentences(
             empty or whitespace-only sentence, letters outside the Latin alphabet, more than
             `max_words` words, or (with `unknown="error"`) a word outside the vocabulary.
     """
-    if isinstance(sentences, str):
-        raise InputError("translate takes a list of sentences, got one string; wrap it in a list")
-    if len(sentences) == 0:
-        raise InputError("no sentences to translate")
+    _check_sentence_list(sentences)
+    _check_unknown(unknown)
+    if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
+        raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
+    if not is_int(max_words) or max_words < 1:
+        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
     encoded = []
     for index, sentence in enumerate(sentences):
         try:
@@ -263,7 +265,58 @@ def prepare_sentences(
     return encoded
 
 
+def check_translator(model: object, vocabs: object) -> None:
+    """A `Seq2Seq` and its `Vocabularies` (source and target), whose sizes match the model's embeddings.
+
+    Raises:
+        InputError: saying what was expected and what came.
+    """
+    from .model import Seq2Seq  # here, not at the top: model.py imports this module
+
+    if not isinstance(model, Seq2Seq):
+        raise InputError(
+            f"model must be a Seq2Seq translator (build_model, load_checkpoint), got {type(model).__name__}"
+        )
+    if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
+        raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
+    for side, size in model.vocabulary_sizes.items():
+        if len(getattr(vocabs, side)) != size:
+            raise InputError(
+                f"the model has a {side} vocabulary of {size} but vocabs.{side} has {len(getattr(vocabs, side))}"
+            )
+
+
+def _check_sentence_list(sentences: object) -> None:
+    if isinstance(sentences, str):
+        raise InputError("translate takes a list of sentences, got one string; wrap it in a list")
+    if isinstance(sentences, bytes | bytearray):
+        raise InputError("translate takes a list of sentences (str), got bytes; decode them first")
+    if not isinstance(sentences, Sequence):
+        raise InputError(f"translate takes a list of sentences (str), got {type(sentences).__name__}")
+    if len(sentences) == 0:
+        raise InputError("no sentences to translate")
+
+
+def _check_unknown(unknown: object) -> None:
+    if not isinstance(unknown, str) or unknown not in ("error", "unk"):
+        raise InputError(f"unknown must be 'error' or 'unk' (read unknown words as <unk>), got {echo(unknown)}")
+
+
+def _invisible(sentence: str) -> str:
+    """A note naming the invisible characters of `sentence` (zero-width space, line separator, ...), or ""."""
+    names = dict.fromkeys(
+        f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}"
+        for c in sentence
+        if unicodedata.category(c) in ("Cf", "Cc", "Zl", "Zp") and c not in "\t\n\r"
+    )
+    if not names:
+        return ""
+    return f" (it holds the invisible character(s) {', '.join(names)}, read as a space between words)"
+
+
 def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown: str) -> list[int]:
+    if isinstance(sentence, bytes | bytearray):
+        raise InputError(f"must be a string, got bytes {echo(sentence, 60)}; decode it first (e.g. .decode('utf-8'))")
     if not isinstance(sentence, str):
         raise InputError(f"must be a string, got {type(sentence).__name__}")
     if any("\udc80" <= c <= "\udcff" for c in sentence):
@@ -276,7 +329,7 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
         )
     normalized = normalize_string(sentence).strip()
     if not normalized:
-        raise InputError(f"is empty after normalisation: {echo(sentence)}")
+        raise InputError(f"is empty after normalisation: {echo(sentence)}{_invisible(sentence)}")
     words = normalized.split()
     if len(words) > max_words:
         raise InputError(
@@ -286,7 +339,7 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
     try:
         return vocabs.source.encode(" ".join(words), unknown=unknown)
     except InputError as error:
-        raise InputError(f"has {error}") from None
+        raise InputError(f"has {error}{_invisible(sentence)}") from None
 
 
 def translate(
@@ -323,8 +376,10 @@ def translate(
     Raises:
         InputError: see `prepare_sentences`.
     """
-    if not is_int(beam_size) or beam_size < 1:
-        raise InputError(f"beam_size must be an int of at least 1, got {echo(beam_size)}")
+    check_translator(model, vocabs)
+    for name, value in (("beam_size", beam_size), ("batch_size", batch_size)):
+        if not is_int(value) or value < 1:
+            raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     _check_length_penalty(length_penalty)
     encoded = prepare_sentences(vocabs, sentences, max_words, unknown)
     model.eval()

@@ -14,7 +14,7 @@ from torch.utils.data import DataLoader
 from ..attention.scores import SCORES
 from ..core.batching import Batch
 from ..core.checkpoint import Checkpoint, load_checkpoint, restore_training_state, save_checkpoint
-from ..core.config import check_config, check_value, setting
+from ..core.config import check_config, saved_setting, setting
 from ..core.errors import InputError
 from ..core.tokens import PAD_IDX
 from ..core.training import SCHEDULES, make_optimizer, make_scheduler, optimizer_step, run_epoch
@@ -37,6 +37,9 @@ from .model import DECODERS, MAX_SIZE, Seq2Seq, build_model
 
 BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
 """What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""
+
+INITIALIZATIONS = ("pytorch", "xavier")
+"""How the weights start (`initialize`)."""
 
 TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
 """How the teacher-forcing ratio changes over the epochs (`teacher_forcing_at`)."""
@@ -133,6 +136,11 @@ class TrainConfig:
     )
     schedule: str = setting("constant", "learning-rate schedule (cosine: warm-up, then decay)", choices=SCHEDULES)
     weight_decay: float = setting(0.0, "AdamW's decoupled weight decay (0: plain Adam)", low=0.0, high=10.0)
+    init: str = setting(
+        "pytorch",
+        "how the weights start: pytorch (each layer's own default) or xavier (Glorot-uniform matrices, zero biases)",
+        choices=INITIALIZATIONS,
+    )
 
     def __post_init__(self) -> None:
         check_config(self)
@@ -142,9 +150,6 @@ class TrainConfig:
     """Fields that may differ between a run and the run it resumes."""
     LEGACY_DEFAULTS = {"split": "by_french", "teacher_forcing_schedule": "constant", "teacher_forcing_k": 5.0}
     """Values of fields that a checkpoint saved before the field existed had in effect."""
-
-
-_MAX_WORDS_FIELD = next(f for f in fields(TrainConfig) if f.name == "max_words")
 
 
 @dataclass
@@ -167,12 +172,7 @@ def load_translator(path: str | Path, device: torch.device | str = "cpu") -> Tra
             that `TrainConfig` would refuse.
     """
     checkpoint = load_checkpoint(path, device, task="translation")
-    saved = checkpoint.training.get("config")
-    max_words = saved.get("max_words", MAX_WORDS) if isinstance(saved, dict) else MAX_WORDS
-    try:
-        max_words = check_value("max_words", _MAX_WORDS_FIELD, max_words)
-    except InputError as error:
-        raise InputError(f"checkpoint {path} has a malformed training config: {error}") from None
+    max_words = saved_setting(TrainConfig, checkpoint.training, "max_words", f"checkpoint {path}")
     return Translator(**{f.name: getattr(checkpoint, f.name) for f in fields(Checkpoint)}, max_words=max_words)
 
 
@@ -221,6 +221,32 @@ def train_step(
 
 
 # --8<-- [end:train_step]
+
+
+# --8<-- [start:initialize]
+@torch.no_grad()
+def initialize(model: nn.Module, init: str) -> None:
+    """Redraw the weights of a new model: ``xavier`` or, for ``pytorch``, nothing (each layer's own default).
+
+    ``xavier`` (Glorot and Bengio, 2010) draws every weight matrix from U(-a, a) with
+    a = sqrt(6 / (fan_in + fan_out)), each of a GRU's three stacked gates as a matrix of its own,
+    and sets every bias to zero; embeddings keep their N(0, 1) draw and their zero padding row.
+    """
+    if init == "pytorch":
+        return
+    for name, parameter in model.named_parameters():
+        if "embedding" in name:
+            continue
+        if parameter.dim() == 1:
+            nn.init.zeros_(parameter)  # (n,) biases
+        elif ".gru.weight_" in name:
+            for gate in parameter.chunk(3, dim=0):  # reset, update, new: (H, H_in) each
+                nn.init.xavier_uniform_(gate)
+        else:
+            nn.init.xavier_uniform_(parameter)
+
+
+# --8<-- [end:initialize]
 
 
 def make_criterion(config: TrainConfig) -> nn.Module:
@@ -400,6 +426,7 @@ def _start_run(
         model = build_model(
             config.decoder, len(vocabs.source), len(vocabs.target), config.hidden_size, config.dropout, config.score
         )
+        initialize(model, config.init)
         model.to(device)
     loader = make_loader(TranslationDataset(train_pairs, vocabs), config.batch_size, shuffle=True, seed=config.seed)
     test_set = TranslationDataset(test_pairs, vocabs) if test_pairs else None

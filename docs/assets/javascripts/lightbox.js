@@ -1,0 +1,76 @@
+// Every figure opens full size (issue 19): a click, a tap, or Enter on a picture in a page (an image or one of the
+// diagrams) shows it in an overlay at its own size, which scrolls when it is larger than the screen, as a
+// heatmap is on a phone; a click on the background, the close button or Escape closes it. No library, nothing
+// fetched: the overlay shows the image already loaded, or a copy of the inline SVG.
+(() => {
+  const FIGURES = "article img, article figure.diagram svg";
+  let open = null;
+
+  function close() {
+    if (!open) return;
+    const { overlay, trigger } = open;
+    open = null;
+    overlay.remove();
+    document.documentElement.classList.remove("lightbox-open");
+    trigger.focus({ preventScroll: true });
+  }
+
+  function show(figure) {
+    close();
+    const copy = figure.cloneNode(true);
+    copy.removeAttribute("tabindex");
+    copy.removeAttribute("id");
+    if (copy instanceof SVGElement) {
+      // twice the drawing's own width: a phone scrolls it, a desktop shows it large
+      const width = copy.viewBox.baseVal.width * 2;
+      copy.setAttribute("width", width);
+      copy.setAttribute("height", (width * copy.viewBox.baseVal.height) / copy.viewBox.baseVal.width);
+      copy.querySelectorAll("[id]").forEach((e) => e.removeAttribute("id"));
+    } else {
+      copy.removeAttribute("width");
+      copy.removeAttribute("height");
+      copy.style.width = figure.naturalWidth + "px";
+    }
+    const overlay = document.createElement("div");
+    overlay.className = "lightbox";
+    overlay.setAttribute("role", "dialog");
+    overlay.setAttribute("aria-modal", "true");
+    overlay.setAttribute("aria-label", "그림 크게 보기");
+    const button = document.createElement("button");
+    button.className = "lightbox__close";
+    button.setAttribute("aria-label", "닫기");
+    button.textContent = "×";
+    const frame = document.createElement("div");
+    frame.className = "lightbox__figure";
+    frame.append(copy);
+    overlay.append(button, frame);
+    overlay.addEventListener("click", (event) => {
+      if (!frame.contains(event.target)) close();
+    });
+    button.addEventListener("click", close);
+    document.body.append(overlay);
+    document.documentElement.classList.add("lightbox-open");
+    open = { overlay, trigger: figure };
+    button.focus({ preventScroll: true });
+  }
+
+  document$.subscribe(({ body }) => {
+    for (const figure of body.querySelectorAll(FIGURES)) {
+      figure.classList.add("lightbox-trigger");
+      figure.setAttribute("tabindex", "0");
+      figure.addEventListener("click", (event) => {
+        event.preventDefault();
+        show(figure);
+      });
+      figure.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          show(figure);
+        }
+      });
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") close();
+  });
+})();

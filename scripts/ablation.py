@@ -1,0 +1,276 @@
+"""One change at a time from the packaged Bahdanau recipe, on the development split, over seeds.
+
+Every run starts from the recipe saved in the packaged checkpoint
+(`src/seq2seq_attention/pretrained/bahdanau/checkpoint.json`, the `bahdanau` run of
+`scripts/train_seq2seq.sh`), changes one setting (`ROWS`), trains on one thread for a budget of
+this process's CPU seconds (`--budget`, `budget_clock="cpu"`: wall-clock time is distorted on a
+shared machine) and is scored with greedy BLEU on the development split (`eval_split="dev"`: the
+training split less its dev part; the test split is never read here). Decoding rows (`DECODES`)
+re-score the baseline's checkpoints with beam search on the same dev pairs.
+
+Each finished run writes one small JSON under --out (`<row>-seed<n>.json`: the config, seed,
+seconds, epochs and dev scores); a run whose JSON exists is skipped, so the script resumes where
+the committed results stop. Checkpoints go to --checkpoints (scratch, never committed).
+
+    OMP_NUM_THREADS=1 nice -n 15 python scripts/ablation.py run --seeds 0 1 2
+    python scripts/ablation.py table    # results/quality/tables.ko.md, included by docs/seq2seq/recipe.md
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import torch
+
+from seq2seq_attention.core.checkpoint import load_checkpoint
+from seq2seq_attention.translation.corpus import load_pairs, split_pairs
+from seq2seq_attention.translation.evaluate import evaluate
+from seq2seq_attention.translation.train import TrainConfig, evaluation_record, train
+
+ROOT = Path(__file__).resolve().parent.parent
+RECIPE = ROOT / "src" / "seq2seq_attention" / "pretrained" / "bahdanau" / "checkpoint.json"
+OUT = ROOT / "results" / "quality"
+
+ROWS: dict[str, tuple[str, dict]] = {
+    "baseline": ("패키지 레시피 그대로", {}),
+    "smoothing-0": ("label smoothing 0.1 → 0", {"label_smoothing": 0.0}),
+    "dropout-0.1": ("dropout 0.3 → 0.1", {"dropout": 0.1}),
+    "schedule-constant": ("cosine 스케줄 → 고정 학습률", {"schedule": "constant"}),
+    "batch-32": ("배치 64 → 32", {"batch_size": 32}),
+    "batch-10": ("배치 64 → 10", {"batch_size": 10}),
+    "dropout-0": ("dropout 0.3 → 0", {"dropout": 0.0}),
+}
+"""Training rows: a name, its Korean label, and the settings it changes in the packaged recipe."""
+
+DECODES: dict[str, tuple[str, dict]] = {
+    "beam-5": ("빔 5 (길이 보정 1.0)", {"beam_size": 5, "length_penalty": 1.0}),
+    "beam-5-lp-0": ("빔 5, 길이 보정 없음", {"beam_size": 5, "length_penalty": 0.0}),
+    "beam-10": ("빔 10 (길이 보정 1.0)", {"beam_size": 10, "length_penalty": 1.0}),
+}
+"""Decoding rows: beam search on the baseline's checkpoints of the same seeds (no retraining)."""
+
+T_975 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
+"""Student's t quantile 0.975 by number of seeds (n - 1 degrees of freedom), for the 95% interval of a mean."""
+
+
+def recipe() -> dict:
+    """The packaged Bahdanau model's training config, as saved in its checkpoint."""
+    return json.loads(RECIPE.read_text(encoding="utf-8"))["training"]["config"]
+
+
+def run_config(row: str, seed: int, budget: float) -> TrainConfig:
+    changes = ROWS[row][1]
+    measured = {"seed": seed, "time_budget": budget, "budget_clock": "cpu", "eval_split": "dev"}
+    return TrainConfig(**{**recipe(), **changes, **measured})
+
+
+def write_json(path: Path, document: dict) -> None:
+    """Write atomically: a temporary file in the same directory, then a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(".json.tmp")
+    temp.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(temp, path)
+
+
+def code_version() -> str:
+    result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
+    return result.stdout.strip() or "unknown"
+
+
+def environment() -> dict:
+    return {"code": code_version(), "torch": torch.__version__, "python": platform.python_version(), "threads": 1}
+
+
+def train_row(row: str, seed: int, args: argparse.Namespace, say) -> None:
+    config = run_config(row, seed, args.budget)
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = train(
+        config,
+        pairs=load_pairs(config.max_words),
+        checkpoint=args.checkpoints / f"{row}-seed{seed}",
+        overwrite=True,
+        progress=False,
+        log=lambda line: say(f"    {line}"),
+        keep_training_state=False,
+    )
+    document = {
+        "row": row,
+        "kind": "train",
+        "changes": ROWS[row][1],
+        "seed": seed,
+        "config": asdict(config),
+        "cpu_seconds": time.process_time() - cpu,
+        "wall_seconds": time.perf_counter() - wall,
+        "epochs": len(result.history),
+        "stopped_by_budget": result.stopped_by_budget,
+        "dev": result.evaluation,
+        "environment": environment(),
+    }
+    write_json(args.out / f"{row}-seed{seed}.json", document)
+    say(f"  {row} seed {seed}: dev BLEU {result.evaluation['bleu']:.2f} after {len(result.history)} epochs")
+
+
+def decode_row(row: str, seed: int, args: argparse.Namespace, say) -> None:
+    directory = args.checkpoints / f"baseline-seed{seed}"
+    if not (directory / "checkpoint.json").is_file():
+        say(f"  {row} seed {seed}: skipped, no baseline checkpoint in {directory}")
+        return
+    loaded = load_checkpoint(directory)
+    config = loaded.training["config"]
+    _, dev = split_pairs(load_pairs(config["max_words"]), config["split"], "dev")
+    cpu, wall = time.process_time(), time.perf_counter()
+    scores = evaluate(loaded.model, loaded.vocabs, dev, split=f"{config['split']}:dev", **DECODES[row][1])
+    document = {
+        "row": row,
+        "kind": "decode",
+        "changes": DECODES[row][1],
+        "seed": seed,
+        "config": config,
+        "cpu_seconds": time.process_time() - cpu,
+        "wall_seconds": time.perf_counter() - wall,
+        "epochs": loaded.training["epoch"],
+        "dev": evaluation_record(scores),
+        "environment": environment(),
+    }
+    write_json(args.out / f"{row}-seed{seed}.json", document)
+    say(f"  {row} seed {seed}: dev BLEU {scores.bleu:.2f}")
+
+
+def run(args: argparse.Namespace) -> int:
+    torch.set_num_threads(1)
+    rows = args.rows or [*ROWS, *DECODES]
+    plan = [(row, seed) for row in rows for seed in args.seeds]
+    todo = [(row, seed) for row, seed in plan if not (args.out / f"{row}-seed{seed}.json").exists()]
+
+    def say(line: str) -> None:
+        print(f"{time.strftime('%H:%M:%S')} {line}", flush=True)
+
+    say(f"{len(plan) - len(todo)} of {len(plan)} runs already have results in {args.out}; {len(todo)} to go")
+    for number, (row, seed) in enumerate(todo, start=1):
+        say(f"[{number}/{len(todo)}] {row} seed {seed}")
+        (train_row if row in ROWS else decode_row)(row, seed, args, say)
+    return 0
+
+
+def interval(values: list[float]) -> tuple[float, float, float]:
+    """(mean, low, high): the mean and its 95% Student-t interval over seeds (nan bounds for one seed)."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, math.nan, math.nan
+    half = T_975[len(values)] * statistics.stdev(values) / math.sqrt(len(values))
+    return mean, mean - half, mean + half
+
+
+def summarize(results: dict[str, list[dict]]) -> dict[str, dict]:
+    """Per row: seeds, BLEUs, mean, spread (max - min), 95% interval, mean CPU seconds and epochs."""
+    summary = {}
+    for row, documents in results.items():
+        bleus = [d["dev"]["bleu"] for d in documents]
+        mean, low, high = interval(bleus)
+        summary[row] = {
+            "seeds": [d["seed"] for d in documents],
+            "bleus": bleus,
+            "mean": mean,
+            "low": low,
+            "high": high,
+            "spread": max(bleus) - min(bleus),
+            "cpu_seconds": statistics.fmean(d["cpu_seconds"] for d in documents),
+            "epochs": statistics.fmean(d["epochs"] for d in documents),
+        }
+    return summary
+
+
+def verdict(row: dict, baseline: dict) -> str:
+    """Korean verdict against the baseline: a tie unless the two 95% intervals are apart."""
+    if len(row["bleus"]) < 3 or len(baseline["bleus"]) < 3:
+        return "시드 부족 (판정 없음)"
+    if row["low"] > baseline["high"]:
+        return "나아짐"
+    if row["high"] < baseline["low"]:
+        return "나빠짐"
+    return "동률 (구간 겹침)"
+
+
+def load_results(out: Path) -> dict[str, list[dict]]:
+    results: dict[str, list[dict]] = {}
+    for path in sorted(out.glob("*-seed*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        results.setdefault(document["row"], []).append(document)
+    for documents in results.values():
+        documents.sort(key=lambda d: d["seed"])
+    return results
+
+
+def table_lines(out: Path) -> list[str]:
+    """The Korean table in a snippet section, from the JSON under `out` (rows in `ROWS`, `DECODES` order)."""
+    summary = summarize(load_results(out))
+    labels = {row: label for row, (label, _) in {**ROWS, **DECODES}.items()}
+    lines = [
+        "--8<-- [start:ablation]",
+        "| 바꾼 것 | 시드 | dev BLEU (시드별) | 평균 | 범위 | 평균의 95% 구간 | CPU 초 | 에폭 | 기준 대비 |",
+        "|---|---:|---|---:|---:|---|---:|---:|---|",
+    ]
+    baseline = summary.get("baseline")
+    for row in [*ROWS, *DECODES]:
+        if row not in summary:
+            continue
+        s = summary[row]
+        bleus = ", ".join(f"{b:.2f}" for b in s["bleus"])
+        bounds = "-" if math.isnan(s["low"]) else f"{s['low']:.2f} – {s['high']:.2f}"
+        against = "기준" if row == "baseline" else (verdict(s, baseline) if baseline else "-")
+        seconds = f"{s['cpu_seconds']:.0f}" + (" (디코딩만)" if row in DECODES else "")
+        lines.append(
+            f"| {labels[row]} | {len(s['bleus'])} | {bleus} | {s['mean']:.2f} | {s['spread']:.2f} | {bounds} "
+            f"| {seconds} | {s['epochs']:.1f} | {against} |"
+        )
+    missing = [labels[row] for row in [*ROWS, *DECODES] if row not in summary]
+    if missing:
+        lines += ["", f"아직 결과가 없는 행: {', '.join(missing)}."]
+    lines += ["--8<-- [end:ablation]", ""]
+    return lines
+
+
+def table(args: argparse.Namespace) -> int:
+    text = "\n".join(table_lines(args.out))
+    path = args.out / "tables.ko.md"
+    temp = path.with_suffix(".md.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+    print(text)
+    return 0
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    runner = commands.add_parser("run", help="train and score the rows that have no result yet")
+    runner.add_argument("--rows", nargs="+", choices=[*ROWS, *DECODES], help="rows to run (default: all, in order)")
+    runner.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2], help="random seeds (default: 0 1 2)")
+    runner.add_argument("--budget", type=float, default=300.0, help="CPU seconds of training per run (default: 300)")
+    runner.add_argument("--out", type=Path, default=OUT, help="where the per-run JSON go (default: results/quality)")
+    runner.add_argument(
+        "--checkpoints", type=Path, default=Path("/tmp/quality-checkpoints"), help="scratch for checkpoints"
+    )
+    tables = commands.add_parser("table", help="write results/quality/tables.ko.md from the JSON")
+    tables.add_argument("--out", type=Path, default=OUT, help="where the per-run JSON are (default: results/quality)")
+    args = parser.parse_args(argv)
+    if args.command == "run" and not (math.isfinite(args.budget) and args.budget > 0):
+        parser.error(f"--budget must be a positive number of seconds, got {args.budget}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    return run(args) if args.command == "run" else table(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

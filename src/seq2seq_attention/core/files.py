@@ -1,0 +1,166 @@
+"""Writing files so that a failure leaves the disk as it was, and refusing to replace what should stay.
+
+Every command that writes (a checkpoint, an ONNX export, a figure, a JSON record) goes through
+`staged_writes`: all files are written to a hidden folder next to their destinations, flushed
+to disk, and renamed into place only when every one of them was written. A file being replaced
+is moved aside first, so that a failure at any rename puts the old files back.
+
+`check_destination` runs before any work: it names what a path already holds (`artifact_kind`)
+and refuses to replace an artifact of another kind, or an existing one without ``overwrite``.
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import InputError
+
+STAGING_PREFIX = ".staging-"
+"""The hidden folder a write is staged in, next to its destination; removed whatever happens."""
+
+EXPORT_FILES = ("encoder.onnx", "step.onnx", "vocabularies.json")
+"""The files an ONNX export writes (`translation.export.export_onnx`)."""
+
+
+def artifact_kind(path: Path) -> str | None:
+    """What `path` holds: ``"a <task> checkpoint"``, ``"an ONNX export"``, ``"a file"``, ``"a directory"`` or None.
+
+    None means nothing is there; ``"a directory"`` is a folder that holds neither a checkpoint
+    nor an export (a new checkpoint or export may be written into it).
+    """
+    if not path.exists() and not path.is_symlink():
+        return None
+    if not path.is_dir():
+        return "a file"
+    document = path / "checkpoint.json"
+    if document.exists():
+        try:
+            task = json.loads(document.read_text(encoding="utf-8"))["config"]["task"]
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            return "a checkpoint"
+        return f"a {task} checkpoint" if isinstance(task, str) and task.isidentifier() else "a checkpoint"
+    if any((path / name).exists() for name in EXPORT_FILES):
+        return "an ONNX export"
+    return "a directory"
+
+
+def check_destination(path: Path, kind: str, *, overwrite: bool, what: str) -> None:
+    """Refuse, before any work, a destination holding an artifact of another kind, or one of `kind` without `overwrite`.
+
+    Args:
+        path: where the command will write (a directory for checkpoints and exports, a file for figures).
+        kind: what it will write, as `artifact_kind` names it (``"a translation checkpoint"``,
+            ``"an ONNX export"``, ``"a file"``).
+        overwrite: the user asked to replace an existing artifact of the same kind.
+        what: the option's name for the message, e.g. ``"--out"``.
+
+    Raises:
+        InputError: naming what the path holds and what was expected.
+    """
+    found = artifact_kind(path)
+    if found in (None, "a directory") and kind != "a file":
+        _check_export_names(path, kind, what)
+        return
+    if found is None:
+        return
+    if found == "a checkpoint" and kind.endswith(" checkpoint"):
+        found = kind  # an unreadable checkpoint: replaceable like one of the same task
+    if found != kind:
+        raise InputError(f"{what} {str(path)!r} holds {found}, not {kind}; refusing to replace it (choose another)")
+    if not overwrite:
+        raise InputError(f"{what} {str(path)!r} already holds {kind}; pass --overwrite to replace it")
+    _check_export_names(path, kind, what)
+
+
+def _check_export_names(path: Path, kind: str, what: str) -> None:
+    if kind != "an ONNX export":
+        return
+    for name in EXPORT_FILES:
+        target = path / name
+        if target.exists() and not target.is_file():
+            raise InputError(f"{what} {str(path)!r}: {name} is a directory where the export's file should go")
+
+
+def _created_parents(directory: Path) -> list[Path]:
+    """The folders `directory.mkdir(parents=True)` would create, deepest first."""
+    missing = []
+    for folder in [directory, *directory.parents]:
+        if folder.exists():
+            break
+        missing.append(folder)
+    return missing
+
+
+def _sync(path: Path) -> None:
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+@contextlib.contextmanager
+def staged_writes(*destinations: Path) -> Iterator[list[Path]]:
+    """Write several files all at once or not at all.
+
+    Yields one path per destination, with the same file name, inside a hidden folder next to it;
+    the caller writes each file there. When the block ends without an error, every staged file
+    is flushed to disk (in the given order) and renamed over its destination (in the given order,
+    so the last one, e.g. a checkpoint's JSON, lands last). Any failure, in the block, a flush or
+    a rename, removes what was staged and puts back every file already replaced: the disk is left
+    as it was, folders created for the write included.
+
+    Raises:
+        InputError: a destination is a directory.
+    """
+    destinations = tuple(Path(d) for d in destinations)
+    for destination in destinations:
+        if destination.is_dir():
+            raise InputError(f"{str(destination)!r} is a directory where a file should be written")
+    created: list[Path] = []
+    stages: dict[Path, Path] = {}
+    try:
+        for parent in dict.fromkeys(d.parent for d in destinations):
+            created.extend(_created_parents(parent))
+            parent.mkdir(parents=True, exist_ok=True)
+            stages[parent] = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=parent))
+        staged = [stages[d.parent] / d.name for d in destinations]
+        yield staged
+        for path in staged:
+            if not path.is_file():
+                raise RuntimeError(f"{path.name} was not written")
+            _sync(path)
+        _commit(destinations, staged)
+    except BaseException:
+        for stage in stages.values():
+            shutil.rmtree(stage, ignore_errors=True)
+        for folder in created:  # deepest first; only the folders this write made, and only if empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+    for stage in stages.values():
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _commit(destinations: tuple[Path, ...], staged: list[Path]) -> None:
+    """Rename each staged file over its destination; on a failure, undo the renames done so far."""
+    done: list[tuple[Path, Path, Path | None]] = []
+    try:
+        for destination, path in zip(destinations, staged, strict=True):
+            old = None
+            if destination.exists() or destination.is_symlink():
+                old = path.with_name(f".old-{path.name}")
+                os.replace(destination, old)
+            done.append((destination, path, old))
+            os.replace(path, destination)
+    except BaseException:
+        for destination, path, old in reversed(done):
+            if not path.exists() and (destination.exists() or destination.is_symlink()):
+                os.replace(destination, path)  # the new file goes back to the stage, which is removed
+            if old is not None:
+                os.replace(old, destination)
+        raise

@@ -1,0 +1,416 @@
+"""Bad input, round three (issue 21): nothing wrong is loaded, reported or overwritten silently.
+
+One section per class of the issue, each a property over the whole class rather than its examples:
+
+1. a non-finite value in any tensor of either task's checkpoint is refused at save and at load,
+   naming the tensor;
+2. every evaluation function checks its lists (non-empty, one length, strings), the bootstrap
+   interval never truncates, and a comparison in which nothing varies is a tie with p = 1;
+5. a line of standard input ends at ``\\n`` (``\\r\\n``) only, whatever Unicode line separator it holds;
+6. random Python types at each public entry point give an `InputError` or a result, never a
+   `TypeError` or `AttributeError` from deep inside;
+7. messages: ``unknown="skip"``, bytes, invisible characters, an empty attention row, and every
+   ``--help`` states the ranges its command enforces.
+
+Writes (class 3) and values read from checkpoints (class 4) are in `test_writes_round3.py`.
+"""
+
+import argparse
+import io
+import json
+import math
+import random
+import sys
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sacrebleu.metrics import BLEU
+from sacrebleu.significance import PairedTest
+from safetensors.torch import load as load_tensors
+from safetensors.torch import save as save_tensors
+
+from seq2seq_attention import (
+    InputError,
+    Vocabulary,
+    build_classifier,
+    build_model,
+    load_checkpoint,
+    normalize_string,
+    save_checkpoint,
+    split_pairs,
+    translate,
+)
+from seq2seq_attention.cli import build_parser, main
+from seq2seq_attention.cli.translation import read_stdin, split_lines
+from seq2seq_attention.core.vocabulary import Vocabularies
+from seq2seq_attention.sentiment.data import tokenize
+from seq2seq_attention.sentiment.figures import plot_word_attention
+from seq2seq_attention.sentiment.train import predict
+from seq2seq_attention.translation.corpus import Pair, build_vocabularies
+from seq2seq_attention.translation.evaluate import Evaluation, bootstrap_interval, compare, evaluate, resampled_bleu
+from seq2seq_attention.translation.plotting import plot_attention, sentence_attention
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+PAIRS = [
+    Pair("je suis la .", "i am here ."),
+    Pair("il est grand .", "he is tall ."),
+    Pair("je suis grand .", "i am tall ."),
+]
+VOCABS = build_vocabularies(PAIRS)
+SENTIMENT_VOCAB = Vocabulary.from_counts("words", [["good", "bad", "movie"]] * 2)
+QUICK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def translator(decoder: str = "bahdanau") -> torch.nn.Module:
+    torch.manual_seed(0)
+    return build_model(decoder, len(VOCABS.source), len(VOCABS.target), hidden_size=8).eval()
+
+
+def classifier(kind: str = "attention") -> torch.nn.Module:
+    torch.manual_seed(0)
+    options = {"mean": {"embedding_size": 8, "dense_size": 4}}.get(kind, {"embedding_size": 8, "hidden_size": 4})
+    return build_classifier(kind, len(SENTIMENT_VOCAB), **options).eval()
+
+
+MODELS = {
+    "translation-bahdanau": (lambda: translator("bahdanau"), VOCABS),
+    "translation-luong": (lambda: translator("luong"), VOCABS),
+    "translation-gru": (lambda: translator("gru"), VOCABS),
+    "sentiment-attention": (lambda: classifier("attention"), Vocabularies(SENTIMENT_VOCAB)),
+    "sentiment-mean": (lambda: classifier("mean"), Vocabularies(SENTIMENT_VOCAB)),
+}
+
+
+def files_of(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+# 1. Non-finite weights ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def saved_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("finite")
+    return {name: save_checkpoint(root / name, build(), vocabs) for name, (build, vocabs) in MODELS.items()}
+
+
+def _poison(directory: Path, tensor: str, position: float, value: float) -> None:
+    """Put `value` into one element of `tensor` in the saved weights, with a correct hash (a well-formed file)."""
+    document = json.loads((directory / "checkpoint.json").read_text(encoding="utf-8"))
+    entry = document["files"]["model"]
+    weights = dict(load_tensors((directory / entry["name"]).read_bytes()))
+    flat = weights[tensor].clone().reshape(-1)
+    flat[int(position * (flat.numel() - 1))] = value
+    weights[tensor] = flat.reshape(weights[tensor].shape)
+    data = save_tensors(weights)
+    (directory / entry["name"]).write_bytes(data)
+    entry["sha256"] = __import__("hashlib").sha256(data).hexdigest()
+    entry["bytes"] = len(data)
+    (directory / "checkpoint.json").write_text(json.dumps(document), encoding="utf-8")
+
+
+NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+@QUICK
+@given(name=st.sampled_from(sorted(MODELS)), pick=st.integers(0, 10_000), where=st.floats(0, 1), value=NON_FINITE)
+def test_a_non_finite_value_in_any_tensor_is_refused_at_load(saved_models, tmp_path_factory, name, pick, where, value):
+    directory = tmp_path_factory.mktemp("poisoned") / name
+    directory.mkdir()
+    for path in saved_models[name].iterdir():
+        (directory / path.name).write_bytes(path.read_bytes())
+    floating = [k for k, t in MODELS[name][0]().state_dict().items() if t.is_floating_point()]
+    tensor = floating[pick % len(floating)]
+    _poison(directory, tensor, where, value)
+    with pytest.raises(InputError, match=f"tensor {tensor} .*non-finite"):
+        load_checkpoint(directory)
+
+
+@QUICK
+@given(name=st.sampled_from(sorted(MODELS)), pick=st.integers(0, 10_000), where=st.floats(0, 1), value=NON_FINITE)
+def test_a_non_finite_value_in_any_tensor_is_refused_at_save(saved_models, name, pick, where, value):
+    build, vocabs = MODELS[name]
+    model = build()
+    floating = [(k, t) for k, t in model.state_dict().items() if t.is_floating_point()]
+    tensor_name, tensor = floating[pick % len(floating)]
+    with torch.no_grad():
+        tensor.view(-1)[int(where * (tensor.numel() - 1))] = value
+    before = files_of(saved_models[name])
+    with pytest.raises(InputError, match=f"tensor {tensor_name} .*non-finite"):
+        save_checkpoint(saved_models[name], model, vocabs)
+    assert files_of(saved_models[name]) == before
+
+
+def test_a_non_finite_optimizer_state_is_refused_at_save(tmp_path):
+    model = translator()
+    optimizer = torch.optim.Adam(model.parameters())
+    model(torch.tensor([[4, 2]]), torch.tensor([2]), torch.tensor([[4, 2]]))[0].sum().backward()
+    optimizer.step()
+    next(iter(optimizer.state.values()))["exp_avg"].fill_(math.nan)
+    with pytest.raises(InputError, match="training state: tensor optimizer.0.exp_avg"):
+        save_checkpoint(tmp_path / "c", model, VOCABS, optimizer=optimizer)
+    assert not (tmp_path / "c").exists()
+
+
+def test_the_cli_refuses_a_nan_checkpoint_instead_of_printing_nothing(saved_models, tmp_path, capsys):
+    for name, command in (("translation-bahdanau", ["translate", "je suis la ."]), ("sentiment-mean", None)):
+        directory = tmp_path / name
+        directory.mkdir()
+        for path in saved_models[name].iterdir():
+            (directory / path.name).write_bytes(path.read_bytes())
+        _poison(directory, next(iter(MODELS[name][0]().state_dict())), 0.5, math.nan)
+        argv = command or ["sentiment-predict", "good movie"]
+        assert main([*argv[:1], "--checkpoint", str(directory), *argv[1:]]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "non-finite" in err and "Traceback" not in err
+
+
+# 2. Statistics -----------------------------------------------------------------------------------
+
+WORDS = ["i", "am", "he", "is", "tall", "here", "tired", "."]
+SENTENCE = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
+
+
+def evaluation(hypotheses: list[str], references: list[str]) -> Evaluation:
+    return Evaluation(0.0, 0.0, 0.0, 0.0, "", None, list(references), list(references), list(hypotheses))
+
+
+@settings(max_examples=60, deadline=None)
+@given(hypotheses=st.lists(SENTENCE, max_size=6), references=st.lists(SENTENCE, max_size=6))
+def test_the_bootstrap_interval_pairs_lists_of_one_length_or_refuses(hypotheses, references):
+    if not hypotheses or not references or len(hypotheses) != len(references):
+        with pytest.raises(InputError, match="hypotheses|references"):
+            bootstrap_interval(hypotheses, references)
+        return
+    low, high = bootstrap_interval(hypotheses, references)
+    assert 0 <= low <= high <= 100
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sentences=st.lists(SENTENCE, min_size=1, max_size=5),
+    index=st.integers(0, 4),
+    bad=st.sampled_from([math.nan, None, 3, b"i am", ["i", "am"]]),
+    side=st.sampled_from(["hypotheses", "references"]),
+)
+def test_a_missing_cell_among_the_sentences_is_named(sentences, index, bad, side):
+    broken = list(sentences)
+    broken[index % len(broken)] = bad
+    lists = {"hypotheses": list(sentences), "references": list(sentences), side: broken}
+    with pytest.raises(InputError, match=rf"{side}\[{index % len(broken)}\] must be a string"):
+        bootstrap_interval(lists["hypotheses"], lists["references"])
+    with pytest.raises(InputError, match=rf"{side}\[{index % len(broken)}\] must be a string"):
+        compare(evaluation(lists["hypotheses"], lists["references"]), evaluation(sentences, lists["references"]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(hypotheses=st.lists(SENTENCE, min_size=1, max_size=8), references=st.lists(SENTENCE, min_size=1, max_size=8))
+def test_a_system_against_itself_is_a_tie_with_p_1(hypotheses, references):
+    n = min(len(hypotheses), len(references))
+    same = evaluation(hypotheses[:n], references[:n])
+    result = compare(same, same)
+    assert result.p_value == 1.0 and not result.significant and result.difference == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(first=SENTENCE, second=SENTENCE, reference=SENTENCE, n=st.integers(1, 12))
+def test_one_sentence_or_a_constant_list_is_a_tie_with_p_1(first, second, reference, n):
+    """Every resample of n copies of one sentence is the same: the test cannot see a difference."""
+    result = compare(evaluation([first] * n, [reference] * n), evaluation([second] * n, [reference] * n))
+    assert result.p_value == 1.0 and not result.significant
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_where_something_varies_the_p_value_is_sacrebleus(seed):
+    """The pages' comparisons (all with varying sentences) keep the p-values sacrebleu's PairedTest gives."""
+    rng = random.Random(seed)
+    references = [" ".join(rng.choices(WORDS, k=rng.randint(2, 6))) for _ in range(rng.randint(3, 30))]
+    systems = [[r if rng.random() < 0.5 else " ".join(rng.choices(WORDS, k=4)) for r in references] for _ in "ab"]
+    mine = compare(evaluation(systems[0], references), evaluation(systems[1], references))
+    bleu = {"BLEU": BLEU(force=True)}
+    test = PairedTest([("a", systems[0]), ("b", systems[1])], bleu, [references], test_type="bs", n_samples=1000)
+    baseline, system = test()[1]["BLEU"]
+    assert mine.difference == pytest.approx(system.score - baseline.score)
+    differences = resampled_bleu(systems[1], references) - resampled_bleu(systems[0], references)
+    if np.ptp(np.abs(differences)) == 0:  # nothing varies: sacrebleu's 1/(N+1) is the bug, a tie is the answer
+        assert mine.p_value == 1.0 and system.p_value == 1 / 1001
+    else:
+        assert mine.p_value == system.p_value
+
+
+def test_compare_and_evaluate_refuse_what_is_not_theirs():
+    good = evaluation(["i am here ."], ["i am here ."])
+    for bad in (None, "i am here .", {"hypotheses": []}, [good]):
+        with pytest.raises(InputError, match="must be an Evaluation"):
+            compare(bad, good)
+    for pairs in (None, "je suis la .", [("je suis la .", math.nan)], [None], b"x", 3):
+        with pytest.raises(InputError, match="pair"):
+            evaluate(translator(), VOCABS, pairs)
+    with pytest.raises(InputError, match="must pair up one to one, got 3 hypotheses and 5 references"):
+        bootstrap_interval(["i am ."] * 3, ["i am ."] * 5)
+
+
+# 5. Lines of standard input ----------------------------------------------------------------------
+
+LINE_BREAKS = sorted(c for c in map(chr, range(sys.maxunicode + 1)) if len(f"a{c}b".splitlines()) == 2)
+"""Every character `str.splitlines` breaks at: \\n, \\r, VT, FF, FS, GS, RS, NEL, LS, PS."""
+INSIDE = [c for c in LINE_BREAKS if c != "\n"]
+
+
+def test_the_separator_table_is_the_whole_class():
+    assert set(LINE_BREAKS) == set("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(st.text(st.characters(blacklist_characters="\n"), max_size=12), min_size=1, max_size=5),
+    crlf=st.booleans(),
+    last_newline=st.booleans(),
+)
+def test_a_line_ends_at_newline_only(lines, crlf, last_newline):
+    lines = [line.removesuffix("\r") for line in lines]
+    end = "\r\n" if crlf else "\n"
+    text = end.join(lines) + (end if last_newline else "")
+    expected = lines if last_newline or lines[-1] else lines[:-1]  # "a\n" is one line, with or without a last ""
+    assert split_lines(text) == expected
+
+
+@pytest.mark.parametrize("separator", INSIDE, ids=[unicodedata.name(c, f"U+{ord(c):04X}") for c in INSIDE])
+def test_every_unicode_line_separator_stays_inside_its_line(separator, capsys, monkeypatch):
+    text = f"je suis{separator}la .\nil est grand .\r\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8"))
+    assert read_stdin() == [(1, f"je suis{separator}la ."), (2, "il est grand .")]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8"))
+    code = main(["translate", "--json"])
+    captured = capsys.readouterr()
+    if code == 0:  # normalised like any other non-letter: one translation per input line
+        assert [row["source"] for row in json.loads(captured.out)] == [f"je suis{separator}la .", "il est grand ."]
+    else:  # or refused with the line it is on
+        assert code == 2 and captured.err.count("\n") == 1 and "line 1 of standard input" in captured.err
+
+
+# 6. Wrong Python types at the public entry points --------------------------------------------------
+
+ODD_VALUES = st.one_of(
+    st.none(),
+    st.binary(max_size=8),
+    st.integers(-5, 5),
+    st.floats(allow_nan=True),
+    st.booleans(),
+    st.lists(st.integers(0, 3), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.text(max_size=8),
+    st.just(object()),
+    st.just([None]),
+    st.just(["je", b"suis"]),
+)
+
+
+def _entry_points():
+    model, sentiment = translator(), classifier()
+    weights = torch.full((2, 3), 1 / 3)
+    good_eval = evaluation(["i am here ."], ["i am here ."])
+    return {
+        "translate": (translate, {"model": model, "vocabs": VOCABS, "sentences": ["je suis la ."]}),
+        "translate-options": (
+            lambda **kw: translate(model, VOCABS, ["je suis la ."], **kw),
+            {
+                "max_words": 6,
+                "max_length": 5,
+                "unknown": "error",
+                "batch_size": 4,
+                "beam_size": 1,
+                "length_penalty": 1.0,
+            },
+        ),
+        "sentence_attention": (sentence_attention, {"model": model, "vocabs": VOCABS, "sentence": "je suis la ."}),
+        "evaluate": (lambda **kw: evaluate(model, VOCABS, **kw), {"pairs": PAIRS}),
+        "bootstrap_interval": (bootstrap_interval, {"hypotheses": ["i am ."], "references": ["i am ."]}),
+        "compare": (compare, {"baseline": good_eval, "system": good_eval}),
+        "encode": (VOCABS.source.encode, {"sentence": "je suis la ."}),
+        "decode": (VOCABS.target.decode, {"indices": [4, 5, 2]}),
+        "normalize_string": (normalize_string, {"s": "Je suis là."}),
+        "split_pairs": (split_pairs, {"pairs": PAIRS, "split": "by_english"}),
+        "plot_attention": (
+            plot_attention,
+            {"weights": weights, "source_words": ["a", "b", "c"], "output_words": ["x", "y"]},
+        ),
+        "plot_word_attention": (
+            lambda **kw: plot_word_attention(**kw, path=Path(__file__) / "never.png"),  # under a file: OSError
+            {"words": [["a", "b"]], "weights": [[0.5, 0.5]], "titles": ["t"]},
+        ),
+        "predict": (lambda **kw: predict(sentiment, **kw), {"sequences": [[4, 5]]}),
+        "tokenize": (tokenize, {"text": "a good movie"}),
+        "load_checkpoint": (load_checkpoint, {"path": "/nonexistent-checkpoint"}),
+    }
+
+
+ENTRY_POINTS = _entry_points()
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(sorted(ENTRY_POINTS)), data=st.data())
+def test_random_types_at_each_public_entry_point_give_an_input_error(name, data):
+    function, arguments = ENTRY_POINTS[name]
+    argument = data.draw(st.sampled_from(sorted(arguments)), label="argument")
+    value = data.draw(ODD_VALUES, label="value")
+    try:
+        function(**{**arguments, argument: value})
+    except InputError as error:
+        assert str(error) and len(str(error)) < 700
+    except OSError:
+        assert name == "plot_word_attention"  # a well-typed call reached the folder (a file)
+
+
+# 7. Messages -------------------------------------------------------------------------------------
+
+
+def test_messages_say_what_is_wrong_in_words():
+    model = translator()
+    with pytest.raises(InputError) as error:
+        translate(model, VOCABS, ["je suis la ."], unknown="skip")
+    assert str(error.value).startswith("unknown must be 'error' or 'unk'") and "sentence" not in str(error.value)
+    with pytest.raises(InputError, match=r"got bytes b'je suis'; decode it"):
+        translate(model, VOCABS, [b"je suis"])
+    with pytest.raises(InputError, match="got bytes"):
+        VOCABS.source.encode(b"je suis")
+    with pytest.raises(InputError, match="U\\+200B ZERO WIDTH SPACE"):
+        translate(model, VOCABS, ["je su\u200bis la ."])
+    with pytest.raises(InputError, match="U\\+2060 WORD JOINER"):
+        translate(model, VOCABS, ["\u2060"])
+
+
+@pytest.mark.parametrize("rows", [[[], []], [["a"], []], [[], ["a"]]])
+def test_an_empty_attention_row_is_named(rows, tmp_path):
+    words, weights = ([rows[0]], [[]]) if rows[0] == [] else ([rows[0]], [rows[1]])
+    with pytest.raises(InputError, match="sentence 1|1 words but 0 weights"):
+        plot_word_attention(words, weights, ["title"], tmp_path / "x.png")
+    assert not list(tmp_path.iterdir())
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+@pytest.mark.parametrize("command", sorted(_commands(build_parser())))
+def test_every_help_states_the_ranges_its_command_enforces(command):
+    parser = _commands(build_parser())[command]
+    text = " ".join(parser.format_help().split())
+    for action in parser._actions:
+        assert action.type not in (int, float), f"{command} {action.option_strings}: a bare {action.type.__name__}"
+        span = getattr(action.type, "range", "")
+        if span:
+            assert span in text, (command, action.option_strings, span)
+        if action.type is not None and getattr(action.type, "__name__", "") not in ("Path",):
+            low, high = span.strip("[]()").split(", ") if span else (None, None)
+            if high not in (None, "inf"):  # the stated bound is the enforced one
+                with pytest.raises(argparse.ArgumentTypeError):
+                    action.type(str(int(float(high)) + 1))

@@ -1,0 +1,174 @@
+"""Excerpts and imports: every section in src/ is on a page, and a page imports each name from one place."""
+
+import ast
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import seq2seq_attention
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src" / "seq2seq_attention"
+DOCS = ROOT / "docs"
+SECTION = re.compile(r"--8<-- \[start:([\w-]+)\]")
+INCLUDE = re.compile(r'^--8<-- "(src/[^"]+\.py):([\w-]+)"$', re.M)
+FENCE = re.compile(r"^```(?:python|\{\.python[^}]*\})\n(.*?)^```", re.M | re.S)
+
+
+def _sections() -> set[str]:
+    return {
+        f"{path.relative_to(ROOT)}:{name}"
+        for path in SRC.rglob("*.py")
+        for name in SECTION.findall(path.read_text(encoding="utf-8"))
+    }
+
+
+def _included(pages: list[Path]) -> set[str]:
+    return {f"{path}:{name}" for page in pages for path, name in INCLUDE.findall(page.read_text(encoding="utf-8"))}
+
+
+def test_every_excerpt_section_in_src_is_included_by_a_page():
+    pages = sorted(DOCS.rglob("*.md"))
+    assert sorted(_sections() - _included(pages)) == []
+
+
+def test_the_section_check_sees_a_dead_section():
+    pages = [p for p in DOCS.rglob("*.md") if "core/batching.py:mask" not in p.read_text(encoding="utf-8")]
+    assert "src/seq2seq_attention/core/batching.py:mask" in _sections() - _included(pages)
+
+
+def _defined(module: str) -> set[str]:
+    """The names a module defines at its top level (functions, classes, assignments), not those it imports."""
+    path = SRC / (module.removeprefix("seq2seq_attention.").replace(".", "/") + ".py")
+    if not path.is_file():
+        path = path.with_suffix("") / "__init__.py"
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def import_problems(code: str) -> list[str]:
+    """Imports from the package that a reader following them would not land on the definition with.
+
+    A name the package exports (`seq2seq_attention.__all__`) is imported from `seq2seq_attention`;
+    any other name from the module that defines it, never through a module that only imports it.
+    """
+    exported = set(seq2seq_attention.__all__)
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # a notest fence that shows something other than Python (a traceback, a wrong line)
+        return []
+    problems = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "seq2seq_attention"):
+            continue
+        for name in (alias.name for alias in node.names):
+            if node.module == "seq2seq_attention" and name not in exported:
+                problems.append(f"{name} is not exported by seq2seq_attention")
+            elif node.module != "seq2seq_attention" and name in exported:
+                problems.append(f"{name}: import it from seq2seq_attention, not {node.module}")
+            elif node.module != "seq2seq_attention" and name not in _defined(node.module):
+                problems.append(f"{name} is not defined in {node.module}")
+    return problems
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: str(p.relative_to(DOCS)))
+def test_pages_import_each_name_from_one_place(page: Path):
+    problems = [
+        problem
+        for fence in FENCE.findall(page.read_text(encoding="utf-8"))
+        if not fence.lstrip().startswith("--8<--")
+        for problem in import_problems(fence)
+    ]
+    assert problems == []
+
+
+def test_the_import_check_sees_a_re_export_and_an_exported_name_from_its_module():
+    assert import_problems("from seq2seq_attention.translation.corpus import Vocabulary") == [
+        "Vocabulary: import it from seq2seq_attention, not seq2seq_attention.translation.corpus"
+    ]
+    assert import_problems("from seq2seq_attention.translation.corpus import TranslationDataset, Pair") == []
+    assert import_problems("from seq2seq_attention.translation.corpus import checksum_split") == [
+        "checksum_split is not defined in seq2seq_attention.translation.corpus"
+    ]
+    assert import_problems("from seq2seq_attention import build_model, TrainConfig") == [
+        "TrainConfig is not exported by seq2seq_attention"
+    ]
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("excerpts_hook", ROOT / "hooks" / "excerpts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+EXCERPT_FENCE = re.compile(r'^```\{\.python notest([^}]*)\}\n--8<-- "src/[^"]+\.py:[\w-]+"\n```$', re.M)
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: str(p.relative_to(DOCS)))
+def test_no_excerpt_title_is_typed_by_hand(page: Path):
+    """`hooks/excerpts.py` names every excerpt from its section; a typed title could only drift from the code."""
+    typed = [options for options in EXCERPT_FENCE.findall(page.read_text(encoding="utf-8")) if "title=" in options]
+    assert typed == []
+
+
+def test_titles_name_what_the_section_defines_and_links_land_on_its_lines():
+    hook = _hook()
+    path = "src/seq2seq_attention/attention/scores.py"
+    assert hook.excerpt_title(path, "additive") == f"{path} · AdditiveScore.project_keys, AdditiveScore.compare"
+    assert hook.excerpt_title(path, "registry") == f"{path} · SCORES"
+    assert hook.section_names("src/seq2seq_attention/sentiment/classifier.py", "init").endswith("__init__ (일부)")
+    assert hook.section_names("src/seq2seq_attention/core/batching.py", "pad") == "pad_sequences, Batch, collate"
+    first, last = hook.section_lines(path, "additive")
+    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+    assert lines[first - 1].strip().startswith("def project_keys(") and lines[first - 2].endswith("[start:additive]")
+    assert lines[last].strip() == "" or lines[last].endswith("[end:additive]")
+    url = hook.line_url("https://example.invalid/o/r/", path, "additive")
+    assert re.fullmatch(rf"https://example\.invalid/o/r/blob/(\w+)/{path}#L{first}-L{last}", url)
+    with pytest.raises(Exception, match="no section 'nowhere'"):
+        hook.section_lines(path, "nowhere")
+
+
+def _filenames(page: Path) -> list[str]:
+    return re.findall(r'<span class="filename">(.*?)</span>', page.read_text(encoding="utf-8"))
+
+
+def test_a_build_without_a_repository_address_shows_titles_and_no_links(built_site):
+    if os.environ.get("REPO_URL"):
+        pytest.skip("REPO_URL is set: this build has links (the next test checks them)")
+    titles = _filenames(built_site.root / "bahdanau" / "attention.html")
+    assert "src/seq2seq_attention/attention/attention.py · Attention.forward" in titles
+    assert not any("<a " in title for title in titles)
+    assert 'class="md-source"' not in (built_site.root / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_build_with_a_repository_address_links_the_header_and_every_excerpt(tmp_path: Path):
+    repository = "https://example.invalid/someone/seq2seq-attention"
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "REPO_URL": repository, "NO_MKDOCS_2_WARNING": "1"},
+        timeout=300,
+    )
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert f'<a href="{repository}" title="' in home and 'class="md-source"' in home
+    assert 'data-md-component="source"' not in home  # the page asks no other host for stars and forks
+    titles = _filenames(site / "bahdanau" / "attention.html")
+    assert titles and all(title.startswith(f'<a href="{repository}/blob/') for title in titles)
+    first, last = _hook().section_lines("src/seq2seq_attention/attention/attention.py", "forward")
+    assert any(f"src/seq2seq_attention/attention/attention.py#L{first}-L{last}" in title for title in titles)

@@ -1,0 +1,98 @@
+"""The recipe ablation (scripts/ablation.py): its committed results, its table, its statistics and its resume."""
+
+import importlib.util
+import json
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from seq2seq_attention.translation.train import TrainConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("ablation", ROOT / "scripts" / "ablation.py")
+ablation = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ablation)
+
+
+def test_committed_table_is_what_the_script_makes_of_the_committed_results():
+    committed = (ablation.OUT / "tables.ko.md").read_text(encoding="utf-8")
+    assert committed == "\n".join(ablation.table_lines(ablation.OUT))
+
+
+def test_committed_results_are_small_dev_runs_that_change_one_thing():
+    paths = sorted(ablation.OUT.glob("*.json"))
+    assert paths, "no results committed"
+    assert {p.name for p in ablation.OUT.iterdir()} == {p.name for p in paths} | {"tables.ko.md"}  # no checkpoints
+    for path in paths:
+        assert path.stat().st_size < 20_000, path
+        document = json.loads(path.read_text(encoding="utf-8"))
+        assert path.name == f"{document['row']}-seed{document['seed']}.json"
+        assert document["dev"]["split"] == "by_english:dev" and document["dev"]["pairs"] == 513
+        config = document["config"]
+        assert (config["eval_split"], config["seed"]) == ("dev", document["seed"])
+        if document["kind"] == "train":
+            assert document["changes"] == ablation.ROWS[document["row"]][1]
+            assert (config["budget_clock"], config["time_budget"]) == ("cpu", 300.0)
+            expected = ablation.run_config(document["row"], document["seed"], 300.0)
+            assert TrainConfig(**config) == expected  # fields added after the run take their defaults
+        else:
+            assert document["changes"] == ablation.DECODES[document["row"]][1]
+            assert TrainConfig(**config) == ablation.run_config("baseline", document["seed"], 300.0)
+
+
+@given(st.lists(st.floats(0, 100), min_size=2, max_size=10))
+def test_interval_is_the_t_interval_of_the_mean(values: list[float]):
+    mean, low, high = ablation.interval(values)
+    assert mean == pytest.approx(statistics.fmean(values))
+    half = ablation.T_975[len(values)] * statistics.stdev(values) / math.sqrt(len(values))
+    assert low == pytest.approx(mean - half, abs=1e-9) and high == pytest.approx(mean + half, abs=1e-9)
+    assert low <= mean <= high
+
+
+def test_interval_of_one_seed_has_no_bounds():
+    mean, low, high = ablation.interval([31.5])
+    assert mean == 31.5 and math.isnan(low) and math.isnan(high)
+
+
+def row(bleus: list[float]) -> dict:
+    return ablation.summarize(
+        {"r": [{"dev": {"bleu": b}, "seed": i, "cpu_seconds": 1, "epochs": 1} for i, b in enumerate(bleus)]}
+    )["r"]
+
+
+def test_verdict_calls_overlapping_intervals_a_tie():
+    baseline = row([30.0, 31.0, 32.0])
+    assert ablation.verdict(row([31.5, 32.5, 33.5]), baseline) == "동률 (구간 겹침)"
+    assert ablation.verdict(row([40.0, 40.5, 41.0]), baseline) == "나아짐"
+    assert ablation.verdict(row([20.0, 20.5, 21.0]), baseline) == "나빠짐"
+    assert ablation.verdict(row([40.0, 41.0]), baseline) == "시드 부족 (판정 없음)"
+
+
+def test_run_resumes_where_the_results_stop(tmp_path: Path, monkeypatch, capsys):
+    done = tmp_path / "out" / "baseline-seed0.json"
+    done.parent.mkdir()
+    done.write_text("{}")
+    trained = []
+    monkeypatch.setattr(ablation, "train_row", lambda row, seed, args, say: trained.append((row, seed)))
+    args = ablation.parse_args(["run", "--rows", "baseline", "--seeds", "0", "1", "--out", str(tmp_path / "out")])
+    assert ablation.run(args) == 0
+    assert trained == [("baseline", 1)]
+    assert "1 of 2 runs already have results" in capsys.readouterr().out
+
+
+def test_decoding_without_a_baseline_checkpoint_is_skipped(tmp_path: Path):
+    lines: list[str] = []
+    args = ablation.parse_args(["run", "--out", str(tmp_path / "out"), "--checkpoints", str(tmp_path / "none")])
+    ablation.decode_row("beam-5", 0, args, lines.append)
+    assert "skipped, no baseline checkpoint" in lines[0] and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("budget", ["0", "-5", "nan", "inf"])
+def test_bad_budget_is_a_usage_error(budget: str):
+    with pytest.raises(SystemExit) as error:
+        ablation.parse_args(["run", "--budget", budget])
+    assert error.value.code == 2
