@@ -93,6 +93,8 @@ class StepDecoder(nn.Module):
     ) -> DecoderState:
         """The per-batch state: the first hidden state, the keys, the mask, the keys projected once."""
         self._check_state(encoder_outputs, encoder_hidden, source_mask)
+        if source_mask is not None and bool(source_mask.all()):
+            source_mask = None  # nothing is padded (a length bucket): no mask to apply at every step
         proj_keys = None if self.attention is None else self.attention.project_keys(encoder_outputs)  # (B, S, Hp)
         keys = hide_padding(encoder_outputs, source_mask)  # (B, S, H): padding zeroed once, not at every step
         return DecoderState(encoder_hidden, keys, source_mask, proj_keys)
