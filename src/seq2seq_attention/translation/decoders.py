@@ -355,7 +355,7 @@ def choose_score(decoder: str, score: str | None) -> str | None:
     Raises:
         InputError: an unknown decoder, or a score the decoder cannot use.
     """
-    if decoder not in DECODERS:
+    if not isinstance(decoder, str) or decoder not in DECODERS:
         raise InputError(f"unknown decoder {echo(decoder)}; choose one of {', '.join(sorted(DECODERS))}")
     allowed = DECODERS[decoder].scores
     if score is None:

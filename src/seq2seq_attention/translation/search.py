@@ -56,28 +56,42 @@ class Step(Protocol):
     ) -> tuple[torch.Tensor, "DecoderState", torch.Tensor | None]: ...
 
 
+def _check_prefix(prefix: object, batch_size: int, max_length: int) -> None:
+    if prefix is None:
+        return
+    sizes = check_tensor("prefix", prefix, ("B", "P"), {"B": batch_size}, dtype="long")
+    if sizes["P"] > max_length:
+        raise InputError(f"prefix must have at most max_length={max_length} words, got P={sizes['P']}")
+
+
 # --8<-- [start:greedy_search]
 def greedy_search(
-    step: Step, state: "DecoderState", max_length: int = MAX_LENGTH
+    step: Step, state: "DecoderState", max_length: int = MAX_LENGTH, prefix: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, "DecoderState"]:
     """Feed each step's most likely word back in, until every sentence has said `<eos>`.
 
     The one free-running loop of the package: `greedy_decode`, a decoder called without a
-    target and the exported graphs all decode through it.
+    target and the exported graphs all decode through it. With a `prefix`, its P words are
+    the first P outputs whatever the model prefers (teacher forcing by hand, as on the live
+    page), and the model continues greedily from there.
 
     Shapes:
         state: a `DecoderState` of B sentences (`init_state`).
+        prefix: (B, P) long, P <= max_length, the forced first words; optional.
         tokens: (B, T) long, T <= max_length; each row ends at its first `<eos>`, then `PAD_IDX`.
         logits: (B, T, V), the logits of every step.
         attentions: (B, T, S), or None for a decoder without attention.
     """
     batch_size, device = state.keys.size(0), state.keys.device
+    _check_prefix(prefix, batch_size, max_length)
+    forced = 0 if prefix is None else prefix.size(1)  # P
     decoder_input = torch.full((batch_size, 1), SOS_IDX, dtype=torch.long, device=device)  # (B, 1)
     finished = torch.zeros(batch_size, 1, dtype=torch.bool, device=device)  # (B, 1)
     tokens, logits, attentions = [], [], []
-    for _ in range(max_length):
+    for t in range(max_length):
         step_logits, state, weights = step(decoder_input, state)  # (B, 1, V), (B, 1, S) or None
-        prediction = step_logits.argmax(dim=-1).masked_fill(finished, PAD_IDX)  # (B, 1): PAD once finished
+        choice = prefix[:, t : t + 1] if t < forced else step_logits.argmax(dim=-1)  # (B, 1): forced or the best
+        prediction = choice.masked_fill(finished, PAD_IDX)  # (B, 1): PAD once finished
         tokens.append(prediction)
         logits.append(step_logits)
         attentions.append(weights)
