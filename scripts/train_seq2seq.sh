@@ -9,7 +9,10 @@
 #   gru-mixed          mixed training, teacher_forcing_ratio 0.5   -> runs/seq2seq/gru-mixed (not committed)
 #   bahdanau           Bahdanau attention decoder, teacher forcing -> the packaged checkpoint pretrained/bahdanau
 #                      (the recipe of results/performance/: H=256, cosine schedule over 70 epochs, dropout 0.3,
-#                      label smoothing 0.1; about 290 s on 1 thread, --time-budget is only a safety cap)
+#                      label smoothing 0.1; about 290 s on 1 thread, --time-budget is only a safety cap). Those
+#                      choices were made with one seed on the by_french held-out split; scripts/ablation.py
+#                      re-measures each of them on the development split (--eval-split dev), three seeds a row
+#                      (results/quality/, docs/seq2seq/recipe.md)
 #   gru-scheduled      gru's recipe with scheduled sampling: the teacher-forcing ratio decays as
 #                      10 / (10 + exp(epoch / 10)) (--teacher-forcing-schedule inverse_sigmoid --teacher-forcing-k 10)
 #                                                                  -> runs/seq2seq/gru-scheduled (not committed)

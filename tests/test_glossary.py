@@ -17,9 +17,6 @@ from site_support import chapters, nav, nav_pages
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 GLOSSARY = DOCS / "glossary.md"
 PAGES = [page for page in sorted(DOCS.rglob("*.md")) if page != GLOSSARY]
-REWRITTEN_ELSEWHERE: dict[str, str] = {
-    # a page that another change rewrites now: its name and why; remove the entry when it lands following the glossary
-}
 HEADER = "| 용어 | 영어 | 코드 이름 | 쓰지 않는 말 |"
 
 _LEFT_OUT = [
@@ -98,16 +95,7 @@ def test_the_glossary_rules_out_variants():
     assert clashes == [], "a term cannot also be a ruled-out variant"
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(page, marks=pytest.mark.skip(reason=REWRITTEN_ELSEWHERE[page.name]))
-        if page.relative_to(DOCS).as_posix() in REWRITTEN_ELSEWHERE
-        else page
-        for page in PAGES
-    ],
-    ids=lambda p: str(p.relative_to(DOCS)),
-)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
 def test_page_prose_follows_the_glossary(page: Path):
     found = variants_in(page.read_text(encoding="utf-8"), VARIANTS)
     assert not found, "\n".join(

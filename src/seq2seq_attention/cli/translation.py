@@ -10,6 +10,7 @@ import torch
 from ..core.device import parse_device
 from ..core.errors import InputError
 from ..core.files import check_destination
+from ..translation.corpus import split_lines
 from ..translation.decoders import MAX_LENGTH
 from ..translation.export import export_onnx, export_sentences
 from ..translation.pretrained import DEFAULT_PRETRAINED, default_checkpoint
@@ -46,7 +47,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def read_stdin() -> list[tuple[int, str]]:
-    """The non-blank lines of standard input with their line numbers, decoded as UTF-8 in every locale.
+    r"""The non-blank lines of standard input with their line numbers, decoded as UTF-8 in every locale.
 
     Python decodes `sys.stdin` with `surrogateescape` in the C locale, where a Latin-1 byte would
     silently vanish from a word; reading the bytes ourselves makes every locale behave alike. A
@@ -65,19 +66,6 @@ def read_stdin() -> list[tuple[int, str]]:
                 "convert it first, e.g. iconv -f latin1 -t utf-8"
             ) from None
     return [(number, line) for number, line in enumerate(split_lines(text), start=1) if line.strip()]
-
-
-def split_lines(text: str) -> list[str]:
-    """The lines of `text`: each ends at ``\n`` (a ``\r`` before it is dropped), never at another separator.
-
-    `str.splitlines` also breaks at U+0085, U+2028, U+2029, form feed, vertical tab and the
-    other control separators, so one input line would give two translations; here they stay
-    inside the sentence, which normalises or refuses them like any other character.
-    """
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the newline that ends the last line starts no new one
-    return [line.removesuffix("\r") for line in lines]
 
 
 def run_translate(args: argparse.Namespace) -> int:

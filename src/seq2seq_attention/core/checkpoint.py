@@ -186,6 +186,7 @@ def save_checkpoint(
     config = model.config if isinstance(model, Checkpointable) else None
     if not isinstance(config, dict) or config.get("task") not in TASK_NAMES:
         raise InputError("the model has no config with a known task; build it with build_model or build_classifier")
+    _check_save_arguments(vocabs, training, optimizer)
     state = dict(training or {})
     extra: dict[str, torch.Tensor] = {}
     if optimizer is not None:
@@ -222,6 +223,15 @@ def save_checkpoint(
         if stale.name not in keep and stale.name.startswith(("model-", "training-")):
             stale.unlink(missing_ok=True)
     return directory
+
+
+def _check_save_arguments(vocabs: object, training: object, optimizer: object) -> None:
+    if not isinstance(vocabs, Vocabularies) or not isinstance(vocabs.source, Vocabulary):
+        raise InputError(f"vocabs must be the model's Vocabularies, got {echo(vocabs, 80)}")
+    if training is not None and not isinstance(training, dict):
+        raise InputError(f"training must be a dict (JSON-ready), got {type(training).__name__}")
+    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
+        raise InputError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
 
 
 def _check_path(path: object) -> Path:

@@ -147,7 +147,7 @@ def build_model(
     Raises:
         InputError: an unknown decoder or score, a size outside [1, 2^20] or a dropout outside [0, 1).
     """
-    if decoder not in DECODERS:
+    if not isinstance(decoder, str) or decoder not in DECODERS:
         raise InputError(f"unknown decoder {echo(decoder)}; choose one of {', '.join(sorted(DECODERS))}")
     allowed = DECODER_SCORES[decoder]
     if score is None:
