@@ -16,6 +16,7 @@ from ..core.checks import (
     check_module_device,
     check_parameter_budget,
     check_same_device,
+    check_sizes,
     check_tensor,
 )
 from ..core.errors import InputError, echo
@@ -76,6 +77,8 @@ class SentimentClassifier(nn.Module):
     ) -> None:
         super().__init__()
         self.config: dict = {}  # set by `build_classifier`: what a checkpoint saves to rebuild the model
+        sizes = dict(embedding_size=embedding_size, hidden_size=hidden_size, attention_size=attention_size)
+        check_sizes("SentimentClassifier", vocab_size=vocab_size, dense_size=dense_size, **sizes)
         # --8<-- [start:init]
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
         self.lstm1 = nn.LSTM(embedding_size, hidden_size, batch_first=True, bidirectional=True)
@@ -136,6 +139,8 @@ class MeanEmbeddingClassifier(nn.Module):
     def __init__(self, vocab_size: int, embedding_size: int = 128, dense_size: int = 20, dropout_p: float = 0.5):
         super().__init__()
         self.config: dict = {}  # set by `build_classifier`
+        sizes = dict(vocab_size=vocab_size, embedding_size=embedding_size, dense_size=dense_size)
+        check_sizes("MeanEmbeddingClassifier", **sizes)
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
         self.dense = nn.Linear(embedding_size, dense_size)
         self.dropout = nn.Dropout(dropout_p)
