@@ -216,6 +216,6 @@ def build_score(name: str, hidden_size: int) -> _Score:
     Raises:
         InputError: an unknown name, listing the known ones.
     """
-    if name not in SCORES:
+    if not isinstance(name, str) or name not in SCORES:
         raise InputError(f"unknown score {echo(name)}; expected one of {', '.join(SCORES)}")
     return SCORES[name](hidden_size)

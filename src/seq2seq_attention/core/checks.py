@@ -175,6 +175,18 @@ def check_lengths(lengths: object, batch_size: int, max_length: int) -> None:
         raise InputError(f"lengths must lie in [1, S={max_length}], got {lengths.tolist()}")
 
 
+def check_sizes(what: str, **sizes: object) -> None:
+    """Check that every layer size given to a module's constructor is an int of at least 1.
+
+    Raises:
+        InputError: naming the module, the size and what came
+            (``EncoderRNN: hidden_size must be an int >= 1, got -1``).
+    """
+    for name, value in sizes.items():
+        if not is_int(value) or value < 1:
+            raise InputError(f"{what}: {name} must be an int >= 1, got {value!r:.80}")
+
+
 MAX_PARAMETERS = 1 << 28
 """The most parameters a model may have here (about 1 GiB of float32): a checkpoint or a setting
 that asks for more is refused before anything is allocated."""

@@ -10,7 +10,7 @@ from torch import nn
 
 from ..attention.attention import BahdanauAttention
 from ..core.batching import lengths_to_mask
-from ..core.checks import check_dropout, check_parameter_budget, check_size, check_tokens
+from ..core.checks import check_dropout, check_parameter_budget, check_size, check_sizes, check_tokens
 from ..core.errors import InputError, echo
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
@@ -59,6 +59,8 @@ class SentimentClassifier(nn.Module):
     ) -> None:
         super().__init__()
         self.config: dict = {}  # set by `build_classifier`: what a checkpoint saves to rebuild the model
+        sizes = dict(embedding_size=embedding_size, hidden_size=hidden_size, attention_size=attention_size)
+        check_sizes("SentimentClassifier", vocab_size=vocab_size, dense_size=dense_size, **sizes)
         # --8<-- [start:init]
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
         self.lstm1 = nn.LSTM(embedding_size, hidden_size, batch_first=True, bidirectional=True)
@@ -119,6 +121,8 @@ class MeanEmbeddingClassifier(nn.Module):
     def __init__(self, vocab_size: int, embedding_size: int = 128, dense_size: int = 20, dropout_p: float = 0.5):
         super().__init__()
         self.config: dict = {}  # set by `build_classifier`
+        sizes = dict(vocab_size=vocab_size, embedding_size=embedding_size, dense_size=dense_size)
+        check_sizes("MeanEmbeddingClassifier", **sizes)
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
         self.dense = nn.Linear(embedding_size, dense_size)
         self.dropout = nn.Dropout(dropout_p)

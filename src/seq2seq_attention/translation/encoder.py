@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from ..core.checks import check_tokens
+from ..core.checks import check_sizes, check_tokens
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
 
@@ -27,6 +27,7 @@ class EncoderRNN(nn.Module):
 
     def __init__(self, input_size: int, hidden_size: int, dropout_p: float = 0.1) -> None:
         super().__init__()
+        check_sizes("EncoderRNN", input_size=input_size, hidden_size=hidden_size)
         self.hidden_size = hidden_size
         self.embedding = nn.Embedding(input_size, hidden_size, padding_idx=PAD_IDX)
         self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)
