@@ -13,6 +13,7 @@ the loop in float64, values and gradients); `python -m benchmarks.fused` times b
 import argparse
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -138,10 +139,10 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"path": name, "pairs_per_s": round(rates[name][-1], 1)}), flush=True)
     medians = {name: statistics.median(values) for name, values in rates.items()}
     result = {
-        "command": "python -m benchmarks.fused " + " ".join(argv if argv is not None else []),
+        "command": "python -m benchmarks.fused " + " ".join(argv if argv is not None else sys.argv[1:]),
         "setting": f"bahdanau H=256, batch 64, {args.batches} batches per pass, 1 thread, forward+backward+Adam",
         "rounds": args.rounds,
-        "pairs_per_s": rates,
+        "pairs_per_s": {name: [round(x, 1) for x in values] for name, values in rates.items()},
         "median_pairs_per_s": {name: round(value, 1) for name, value in medians.items()},
         "loop_over_fused": round(medians["loop"] / medians["fused"], 4),
     }
