@@ -13,16 +13,23 @@ turns every plain ```python fence in docs/ into a test item. Here we
   with `pick_device()`: a fence copied into a fresh Python runs there as it is;
 * skip `[cuda]` with a reason where CUDA is absent; `--devices` chooses the devices;
 * run fences with pytest's assertion rewriting, so a failed assert shows both sides;
-* print how many fences ran per page and device at the end of the run.
+* print how many fences ran per page and device at the end of the run;
+* with `--record-fences`, write each fence's run (outcome, what it printed, duration, PyTorch version,
+  device, date) into the committed record `docs/fence-runs.json` (see `hooks/fence_runs.py`); a device
+  that did not run keeps its previous entry. Without the option nothing is written.
 """
 
 import ast
 import contextlib
+import datetime
 import io
 import os
+import platform
 import tempfile
 from collections import Counter
+from pathlib import Path
 
+import fence_runs  # hooks/fence_runs.py (on the path through pyproject.toml's `pythonpath`)
 import pytest
 import torch
 from _pytest.assertion.rewrite import rewrite_asserts
@@ -31,8 +38,8 @@ from pytest_markdown_docs.plugin import MarkdownInlinePythonItem
 
 from seq2seq_attention.core.device import DEVICE_ENV
 
-DEVICES = ("cpu", "cuda")
-NO_DEVICE = "no-device"
+DEVICES = fence_runs.DEVICES
+NO_DEVICE = fence_runs.NO_DEVICE
 """The tag of a fence that never picks a device: it runs once."""
 RAN = "__fence_outcome__"
 """Key in a fence's namespace marking that it ran (with the exception it raised, if any)."""
@@ -44,6 +51,8 @@ def uses_device(source: str) -> bool:
 
 
 _config: pytest.Config | None = None
+_printed = ""
+"""What the last fence printed (read into the record after its run)."""
 
 
 @register_runner(default=True)
@@ -51,7 +60,8 @@ class AssertRewritingRunner(DefaultRunner):
     """The plugin's default runner, with pytest's assertion rewriting applied to the fence.
 
     The plugin turns pytest's output capturing off around a fence; what a fence prints is
-    collected here instead and shown only when the fence fails (as a note on its error).
+    collected here instead, shown when the fence fails (as a note on its error) and kept for the
+    record (`--record-fences`).
     """
 
     def runtest(self, test, args, *, asyncio_runner=None):
@@ -61,16 +71,27 @@ class AssertRewritingRunner(DefaultRunner):
         path = str(test.source_path)
         tree = ast.parse(test.source, filename=path)
         rewrite_asserts(tree, test.source.encode(), path, _config)
+        # A continuation fence's source starts with the fences it continues (its own code begins after
+        # its opening line): the two parts run one after the other in one namespace, as one program,
+        # so that the record keeps only what the fence's own code printed.
+        continued = [node for node in tree.body if node.lineno <= test.start_line]
+        own = [node for node in tree.body if node.lineno > test.start_line]
+        global _printed
         printed = io.StringIO()
+        own_start = 0
         try:
             with tempfile.TemporaryDirectory(prefix="fence-") as empty, contextlib.chdir(empty):
                 with contextlib.redirect_stdout(printed):
-                    exec(compile(tree, path, "exec", dont_inherit=True), args)
+                    exec(compile(ast.Module(continued, type_ignores=[]), path, "exec", dont_inherit=True), args)
+                    own_start = printed.tell()
+                    exec(compile(ast.Module(own, type_ignores=[]), path, "exec", dont_inherit=True), args)
         except Exception as error:
             if printed.getvalue():
                 error.add_note(f"the fence printed:\n{printed.getvalue().rstrip()}")
             args[RAN] = error
             raise
+        finally:
+            _printed = printed.getvalue()[own_start:]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -79,6 +100,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=",".join(DEVICES),
         help="comma-separated devices to run each spec fence on (default: cpu,cuda; "
         "cuda copies are skipped when CUDA is absent)",
+    )
+    parser.addoption(
+        "--record-fences",
+        action="store_true",
+        help=f"write each spec fence's run into docs/{fence_runs.RECORD_NAME} (devices that did not run "
+        "keep their previous entries); without it the record is never written",
     )
 
 
@@ -138,6 +165,81 @@ def pytest_runtest_call(item: pytest.Item):
             os.environ[DEVICE_ENV] = before
 
 
+_runs: dict[str, dict[str, dict]] = {}
+"""This session's fence runs for the record, by fence key and device tag (only with `--record-fences`)."""
+_unkeyed: list[str] = []
+_recorded: list[str] = []
+_page_fences: dict[Path, dict[int, "fence_runs.Fence"]] = {}
+
+
+def _fence_of(item: MarkdownInlinePythonItem) -> "fence_runs.Fence | None":
+    """The fence an item runs, found by its line among the page's spec fences (as the record reads them)."""
+    path = Path(item.path)
+    if path not in _page_fences:
+        fences = fence_runs.spec_fences(path.read_text(encoding="utf-8"))
+        _page_fences[path] = {fence.line: fence for fence in fences}
+    return _page_fences[path].get(item.start_line)
+
+
+def _device_name(tag: str) -> str:
+    if tag == "cuda":
+        return torch.cuda.get_device_name()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.partition(":")[2].strip()
+    return platform.processor() or platform.machine()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    global _printed
+    report = yield
+    if report.when != "call" or not isinstance(item, MarkdownInlinePythonItem):
+        return report
+    printed, _printed = _printed, ""
+    if not item.config.getoption("--record-fences"):
+        return report
+    marker = item.get_closest_marker("device")
+    tag = marker.args[0] if marker else NO_DEVICE
+    fence = _fence_of(item)
+    if fence is None:
+        _unkeyed.append(item.nodeid)
+        return report
+    run = {
+        "outcome": report.outcome,
+        "output": fence_runs.cap_output(printed),
+        "seconds": round(report.duration, 3),
+        "torch": torch.__version__,
+        "device": _device_name(tag),
+        "date": datetime.datetime.now(datetime.UTC).date().isoformat(),
+    }
+    if call.excinfo is not None:
+        run["error"] = fence_runs.cap_output(call.excinfo.exconly().splitlines()[0])
+    _runs.setdefault(fence.key, {})[tag] = run
+    return report
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if not session.config.getoption("--record-fences") or exitstatus == pytest.ExitCode.INTERRUPTED:
+        return
+    if _unkeyed:  # hooks/fence_runs.py reads a page's fences otherwise than pytest-markdown-docs
+        _recorded.extend(["not recorded: hooks/fence_runs.py does not find these fences:", *_unkeyed])
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        return
+    if not _runs:
+        return
+    docs = session.config.rootpath / "docs"
+    path = docs / fence_runs.RECORD_NAME
+    fence_runs.write(path, fence_runs.updated(docs, fence_runs.load(path), _runs))
+    count = sum(len(runs) for runs in _runs.values())
+    _recorded.append(f"recorded {count} fence runs into {path.relative_to(session.config.rootpath)}")
+    stale = fence_runs.stale(docs, fence_runs.load(path))
+    if stale:  # a fence failed, or did not run and had no earlier run of its code
+        _recorded.extend(["the record is still stale on CPU for:", *stale])
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 _collected_pages: set[str] = set()
 
 
@@ -157,6 +259,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
                 continue
             device = name.rsplit("[", 1)[-1].rstrip("]")
             counts[(path, device, outcome)] += 1
+    for line in _recorded:
+        terminalreporter.write_line(line)
     if not counts:
         return
     terminalreporter.section("spec fences per page")

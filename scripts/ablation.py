@@ -234,8 +234,35 @@ def table_lines(out: Path) -> list[str]:
     missing = [labels[row] for row in [*ROWS, *DECODES] if row not in summary]
     if missing:
         lines += ["", f"아직 결과가 없는 행: {', '.join(missing)}."]
-    lines += ["--8<-- [end:ablation]", ""]
+    lines += ["--8<-- [end:ablation]", "", *paired_lines(summary, labels)]
     return lines
+
+
+def paired_differences(row: dict, baseline: dict) -> list[float]:
+    """Row minus baseline, seed by seed, over the seeds both have (in the row's seed order)."""
+    base = dict(zip(baseline["seeds"], baseline["bleus"], strict=True))
+    return [bleu - base[seed] for seed, bleu in zip(row["seeds"], row["bleus"], strict=True) if seed in base]
+
+
+def paired_lines(summary: dict[str, dict], labels: dict[str, str]) -> list[str]:
+    """The Korean table of differences from the baseline with the same seed, with their 95% interval."""
+    lines = [
+        "--8<-- [start:paired]",
+        "| 바꾼 것 | 짝지은 시드 | 시드별 차 (행 - 기준) | 평균 차 | 평균 차의 95% 구간 |",
+        "|---|---:|---|---:|---|",
+    ]
+    baseline = summary.get("baseline")
+    for row in [*ROWS, *DECODES]:
+        if row == "baseline" or row not in summary or baseline is None:
+            continue
+        differences = paired_differences(summary[row], baseline)
+        if not differences:
+            continue
+        mean, low, high = interval(differences)
+        bounds = "-" if math.isnan(low) else f"{low:+.2f} – {high:+.2f}"
+        each = ", ".join(f"{d:+.2f}" for d in differences)
+        lines.append(f"| {labels[row]} | {len(differences)} | {each} | {mean:+.2f} | {bounds} |")
+    return [*lines, "--8<-- [end:paired]", ""]
 
 
 def table(args: argparse.Namespace) -> int:

@@ -210,7 +210,7 @@ sentences); the last column is the same with beam search (k = {BEAM_SIZE}, lengt
 
 {chr(10).join(split_lines)}
 
-The main split is `by_english`; the `-by_french` runs repeat the recipes on the first round's split to show what
+The main split is `by_english`; the `-by_french` runs repeat the recipes on the French-side split to show what
 the leaked targets add.
 Each row's checkpoint was made by the command in its row (the settings are in `scripts/train_seq2seq.sh`).
 The train loss is the training criterion: cross-entropy with label smoothing where that is on, so it is

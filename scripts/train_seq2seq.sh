@@ -3,13 +3,16 @@
 # their logs to results/seq2seq/. Then run scripts/seq2seq_report.py for BLEU (with 95% bootstrap
 # intervals), paired comparisons, samples and the loss-curve figure. One thread each.
 # The main held-out split groups pairs by their English sentence (--split by_english, the default);
-# the *-by_french runs repeat the same recipes on the first round's split (held out by the French
-# side), whose held-out targets mostly also occur in training, to show how much that leak inflates BLEU.
+# the *-by_french runs repeat the same recipes on the split held out by the French side,
+# whose held-out targets mostly also occur in training, to show how much that leak inflates BLEU.
 #   gru                teacher forcing (the tutorial's first run)  -> the packaged checkpoint pretrained/gru
 #   gru-mixed          mixed training, teacher_forcing_ratio 0.5   -> runs/seq2seq/gru-mixed (not committed)
 #   bahdanau           Bahdanau attention decoder, teacher forcing -> the packaged checkpoint pretrained/bahdanau
 #                      (the recipe of results/performance/: H=256, cosine schedule over 70 epochs, dropout 0.3,
-#                      label smoothing 0.1; about 290 s on 1 thread, --time-budget is only a safety cap)
+#                      label smoothing 0.1; about 290 s on 1 thread, --time-budget is only a safety cap). Those
+#                      choices were made with one seed on the by_french held-out split; scripts/ablation.py
+#                      re-measures each of them on the development split (--eval-split dev), three seeds a row
+#                      (results/quality/, docs/seq2seq/recipe.md)
 #   gru-scheduled      gru's recipe with scheduled sampling: the teacher-forcing ratio decays as
 #                      10 / (10 + exp(epoch / 10)) (--teacher-forcing-schedule inverse_sigmoid --teacher-forcing-k 10)
 #                                                                  -> runs/seq2seq/gru-scheduled (not committed)

@@ -1,7 +1,11 @@
 """Excerpts and imports: every section in src/ is on a page, and a page imports each name from one place."""
 
 import ast
+import importlib.util
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,3 +105,70 @@ def test_the_import_check_sees_a_re_export_and_an_exported_name_from_its_module(
     assert import_problems("from seq2seq_attention import build_model, TrainConfig") == [
         "TrainConfig is not exported by seq2seq_attention"
     ]
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("excerpts_hook", ROOT / "hooks" / "excerpts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+EXCERPT_FENCE = re.compile(r'^```\{\.python notest([^}]*)\}\n--8<-- "src/[^"]+\.py:[\w-]+"\n```$', re.M)
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: str(p.relative_to(DOCS)))
+def test_no_excerpt_title_is_typed_by_hand(page: Path):
+    """`hooks/excerpts.py` names every excerpt from its section; a typed title could only drift from the code."""
+    typed = [options for options in EXCERPT_FENCE.findall(page.read_text(encoding="utf-8")) if "title=" in options]
+    assert typed == []
+
+
+def test_titles_name_what_the_section_defines_and_links_land_on_its_lines():
+    hook = _hook()
+    path = "src/seq2seq_attention/attention/scores.py"
+    assert hook.excerpt_title(path, "additive") == f"{path} · AdditiveScore.project_keys, AdditiveScore.compare"
+    assert hook.excerpt_title(path, "registry") == f"{path} · SCORES"
+    assert hook.section_names("src/seq2seq_attention/sentiment/classifier.py", "init").endswith("__init__ (일부)")
+    assert hook.section_names("src/seq2seq_attention/core/batching.py", "pad") == "pad_sequences, Batch, collate"
+    first, last = hook.section_lines(path, "additive")
+    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+    assert lines[first - 1].strip().startswith("def project_keys(") and lines[first - 2].endswith("[start:additive]")
+    assert lines[last].strip() == "" or lines[last].endswith("[end:additive]")
+    url = hook.line_url("https://example.invalid/o/r/", path, "additive")
+    assert re.fullmatch(rf"https://example\.invalid/o/r/blob/(\w+)/{path}#L{first}-L{last}", url)
+    with pytest.raises(Exception, match="no section 'nowhere'"):
+        hook.section_lines(path, "nowhere")
+
+
+def _filenames(page: Path) -> list[str]:
+    return re.findall(r'<span class="filename">(.*?)</span>', page.read_text(encoding="utf-8"))
+
+
+def test_a_build_without_a_repository_address_shows_titles_and_no_links(built_site):
+    if os.environ.get("REPO_URL"):
+        pytest.skip("REPO_URL is set: this build has links (the next test checks them)")
+    titles = _filenames(built_site.root / "bahdanau" / "attention.html")
+    assert "src/seq2seq_attention/attention/attention.py · Attention.forward" in titles
+    assert not any("<a " in title for title in titles)
+    assert 'class="md-source"' not in (built_site.root / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_build_with_a_repository_address_links_the_header_and_every_excerpt(tmp_path: Path):
+    repository = "https://example.invalid/someone/seq2seq-attention"
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "REPO_URL": repository, "NO_MKDOCS_2_WARNING": "1"},
+        timeout=300,
+    )
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert f'<a href="{repository}" title="' in home and 'class="md-source"' in home
+    assert 'data-md-component="source"' not in home  # the page asks no other host for stars and forks
+    titles = _filenames(site / "bahdanau" / "attention.html")
+    assert titles and all(title.startswith(f'<a href="{repository}/blob/') for title in titles)
+    first, last = _hook().section_lines("src/seq2seq_attention/attention/attention.py", "forward")
+    assert any(f"src/seq2seq_attention/attention/attention.py#L{first}-L{last}" in title for title in titles)

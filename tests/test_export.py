@@ -17,8 +17,6 @@ from seq2seq_attention.translation.search import greedy_search  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LIVE = ROOT / "docs" / "assets" / "live"
-RUNTIME = ROOT / "docs" / "assets" / "onnxruntime-web"
-BUDGET = 15_000_000
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
@@ -59,11 +57,6 @@ def test_the_exported_vocabularies_are_the_packaged_ones():
     assert document["source"] == checkpoint.vocabs.source.index2word
     assert document["target"] == checkpoint.vocabs.target.index2word
     assert (document["max_length"], document["max_words"]) == (10, 6)
-
-
-def test_the_runtime_and_the_model_fit_the_size_budget():
-    files = [*LIVE.iterdir(), RUNTIME / "ort.wasm.min.js", RUNTIME / "ort-wasm.wasm"]
-    assert sum(path.stat().st_size for path in files) <= BUDGET
 
 
 def test_float16_rounding_is_what_the_graphs_store(sessions):

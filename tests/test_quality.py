@@ -58,10 +58,12 @@ def test_interval_of_one_seed_has_no_bounds():
     assert mean == 31.5 and math.isnan(low) and math.isnan(high)
 
 
-def row(bleus: list[float]) -> dict:
-    return ablation.summarize(
-        {"r": [{"dev": {"bleu": b}, "seed": i, "cpu_seconds": 1, "epochs": 1} for i, b in enumerate(bleus)]}
-    )["r"]
+def row(bleus: list[float], seeds: list[int] | None = None) -> dict:
+    seeds = list(range(len(bleus))) if seeds is None else seeds
+    documents = [
+        {"dev": {"bleu": b}, "seed": s, "cpu_seconds": 1, "epochs": 1} for s, b in zip(seeds, bleus, strict=True)
+    ]
+    return ablation.summarize({"r": documents})["r"]
 
 
 def test_verdict_calls_overlapping_intervals_a_tie():
@@ -70,6 +72,12 @@ def test_verdict_calls_overlapping_intervals_a_tie():
     assert ablation.verdict(row([40.0, 40.5, 41.0]), baseline) == "나아짐"
     assert ablation.verdict(row([20.0, 20.5, 21.0]), baseline) == "나빠짐"
     assert ablation.verdict(row([40.0, 41.0]), baseline) == "시드 부족 (판정 없음)"
+
+
+def test_paired_differences_match_seeds():
+    baseline = row([30.0, 31.0, 32.0])  # seeds 0, 1, 2
+    other = row([33.0, 29.0], seeds=[2, 0])
+    assert ablation.paired_differences(other, baseline) == [1.0, -1.0]  # seed 2 then seed 0, the row's order
 
 
 def test_run_resumes_where_the_results_stop(tmp_path: Path, monkeypatch, capsys):

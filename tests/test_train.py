@@ -45,7 +45,7 @@ def quiet(_: str) -> None:
 
 
 def test_registry_and_build_model():
-    assert DECODERS["gru"] is DecoderRNN and DECODERS["bahdanau"] is AttnDecoderRNN
+    assert DECODERS["gru"].decoder is DecoderRNN and DECODERS["bahdanau"].decoder is AttnDecoderRNN
     model = build_model("bahdanau", 11, 13, hidden_size=8, dropout=0.2)
     assert isinstance(model, Seq2Seq) and model.config["tgt_vocab_size"] == 13
     assert model.decoder.dropout.p == 0.2 and model.encoder.dropout.p == 0.2
@@ -429,3 +429,17 @@ def test_load_translator_reads_the_length_limit_once_and_refuses_other_tasks(tmp
         load_translator(tmp_path / "c")
     with pytest.raises(InputError, match="no config with a known task"):
         save_checkpoint(tmp_path / "x", nn.Linear(2, 2), vocabs)
+
+
+def test_every_task_has_a_builder_and_a_name_and_both_models_follow_the_protocol():
+    from seq2seq_attention.core.checkpoint import TASK_NAMES, Checkpointable, model_builders
+    from seq2seq_attention.sentiment.classifier import build_classifier
+
+    assert model_builders() == {"translation": build_model, "sentiment": build_classifier}
+    assert set(TASK_NAMES) == set(model_builders())
+    translator = build_model("gru", 11, 13, hidden_size=8)
+    classifier = build_classifier("mean", 11, embedding_size=4, dense_size=3)
+    for model, task in ((translator, "translation"), (classifier, "sentiment")):
+        assert isinstance(model, Checkpointable) and model.config["task"] == task
+    assert translator.vocabulary_sizes == {"source": 11, "target": 13}
+    assert classifier.vocabulary_sizes == {"source": 11}

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import torch
 
+from ..core.config import saved_setting
 from ..core.device import parse_device
 from ..core.errors import InputError
-from ..core.files import check_destination
+from ..core.files import EXPORT_NAMES, check_destination, staged_writes
+from ..translation.corpus import split_lines
 from ..translation.decoders import MAX_LENGTH
-from ..translation.export import export_onnx
+from ..translation.export import export_onnx, export_sentences
 from ..translation.pretrained import DEFAULT_PRETRAINED, default_checkpoint
 from ..translation.search import MAX_STEPS, SentenceError, translate
 from ..translation.train import TrainConfig, load_translator, train
@@ -46,7 +48,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def read_stdin() -> list[tuple[int, str]]:
-    """The non-blank lines of standard input with their line numbers, decoded as UTF-8 in every locale.
+    r"""The non-blank lines of standard input with their line numbers, decoded as UTF-8 in every locale.
 
     Python decodes `sys.stdin` with `surrogateescape` in the C locale, where a Latin-1 byte would
     silently vanish from a word; reading the bytes ourselves makes every locale behave alike. A
@@ -65,19 +67,6 @@ def read_stdin() -> list[tuple[int, str]]:
                 "convert it first, e.g. iconv -f latin1 -t utf-8"
             ) from None
     return [(number, line) for number, line in enumerate(split_lines(text), start=1) if line.strip()]
-
-
-def split_lines(text: str) -> list[str]:
-    """The lines of `text`: each ends at ``\n`` (a ``\r`` before it is dropped), never at another separator.
-
-    `str.splitlines` also breaks at U+0085, U+2028, U+2029, form feed, vertical tab and the
-    other control separators, so one input line would give two translations; here they stay
-    inside the sentence, which normalises or refuses them like any other character.
-    """
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the newline that ends the last line starts no new one
-    return [line.removesuffix("\r") for line in lines]
 
 
 def run_translate(args: argparse.Namespace) -> int:
@@ -116,7 +105,12 @@ def run_export(args: argparse.Namespace) -> int:
     check_output_directory(args.out, "--out")
     check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
     translator = load_translator(args.checkpoint or default_checkpoint(), "cpu")
-    for path in export_onnx(translator.model, translator.vocabs, args.out):
+    split = saved_setting(TrainConfig, translator.training, "split", f"checkpoint {translator.path}")
+    targets = [args.out / name for name in EXPORT_NAMES]
+    with staged_writes(*targets) as staged:  # the graphs and the sentences land together or not at all
+        export_onnx(translator.model, translator.vocabs, staged[0].parent)
+        export_sentences(staged[0].parent, split)
+    for path in targets:
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")
     return 0
 
@@ -192,7 +186,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "export-onnx",
         help="export a translator to ONNX for the live page (encoder and decoder step, float16 weights)",
         description=(
-            "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out. The weights "
+            "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out, and "
+            "sentences.json (the French sentences of its training and held-out split). The weights "
             "are stored as float16; the graphs compute what the model computes with its weights rounded to float16."
         ),
     )

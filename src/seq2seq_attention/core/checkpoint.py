@@ -35,6 +35,7 @@ from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
 from torch import nn
 
+from .checks import is_int
 from .errors import InputError, echo
 from .files import check_destination, staged_writes
 from .vocabulary import Vocabularies, Vocabulary
@@ -186,6 +187,7 @@ def save_checkpoint(
     config = model.config if isinstance(model, Checkpointable) else None
     if not isinstance(config, dict) or config.get("task") not in TASK_NAMES:
         raise InputError("the model has no config with a known task; build it with build_model or build_classifier")
+    _check_save_arguments(vocabs, training, optimizer)
     state = dict(training or {})
     extra: dict[str, torch.Tensor] = {}
     if optimizer is not None:
@@ -222,6 +224,15 @@ def save_checkpoint(
         if stale.name not in keep and stale.name.startswith(("model-", "training-")):
             stale.unlink(missing_ok=True)
     return directory
+
+
+def _check_save_arguments(vocabs: object, training: object, optimizer: object) -> None:
+    if not isinstance(vocabs, Vocabularies) or not isinstance(vocabs.source, Vocabulary):
+        raise InputError(f"vocabs must be the model's Vocabularies, got {echo(vocabs, 80)}")
+    if training is not None and not isinstance(training, dict):
+        raise InputError(f"training must be a dict (JSON-ready), got {type(training).__name__}")
+    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
+        raise InputError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
 
 
 def _check_path(path: object) -> Path:
@@ -265,7 +276,7 @@ def _read_document(directory: Path) -> dict:
 def _check_training_record(json_path: Path, training: dict) -> None:
     """The finished epochs (an int >= 0) and the history (a list of objects) that resuming reads."""
     epoch = training.get("epoch", 0)
-    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+    if not is_int(epoch) or epoch < 0:
         raise InputError(f"checkpoint file {json_path} is corrupted: 'epoch' must be an int >= 0, got {echo(epoch)}")
     history = training.get("history", [])
     if not isinstance(history, list) or not all(isinstance(record, dict) for record in history):
@@ -312,6 +323,46 @@ def _rebuild(directory: Path, config: dict) -> Checkpointable:
         ) from error
 
 
+def _read_vocabularies(directory: Path, saved: dict) -> Vocabularies:
+    if not isinstance(saved.get("source"), dict):
+        raise InputError(f"checkpoint {directory} is corrupted: the source vocabulary is missing")
+    return Vocabularies(
+        Vocabulary.from_dict(saved["source"]),
+        Vocabulary.from_dict(saved["target"]) if saved.get("target") is not None else None,
+    )
+
+
+def _check_vocabulary_sizes(directory: Path, model: Checkpointable, vocabs: Vocabularies) -> None:
+    for side, size in model.vocabulary_sizes.items():
+        vocab = getattr(vocabs, side)
+        if vocab is None or len(vocab) != size:
+            raise InputError(
+                f"checkpoint {directory} is mismatched: the model has a {side} vocabulary of {size} "
+                f"but the saved one has {None if vocab is None else len(vocab)}"
+            )
+
+
+def _check_weights(directory: Path, config: dict, model: Checkpointable, weights: dict[str, torch.Tensor]) -> None:
+    """The saved weights are those of the model its config builds: the same names, shapes and dtypes."""
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(weights))
+    unexpected = sorted(set(weights) - set(expected))
+    wrong = [
+        f"{name} {tuple(weights[name].shape)} {weights[name].dtype} (expected {tuple(t.shape)} {t.dtype})"
+        for name, t in expected.items()
+        if name in weights and (weights[name].shape != t.shape or weights[name].dtype != t.dtype)
+    ]
+    if missing or unexpected or wrong:
+        parts = [
+            f"missing {missing[:3]}" if missing else "",
+            f"unexpected {unexpected[:3]}" if unexpected else "",
+            f"wrong tensors {wrong[:3]}" if wrong else "",
+        ]
+        raise InputError(
+            f"checkpoint {directory} does not match its config {echo(config)}: " + "; ".join(p for p in parts if p)
+        )
+
+
 def load_checkpoint(path: str | Path, device: torch.device | str = "cpu", task: str | None = None) -> Checkpoint:
     """Load a checkpoint saved by `save_checkpoint` and rebuild its model.
 
@@ -330,39 +381,11 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu", task: 
     config = document["config"]
     if task is not None and config.get("task") != task:
         raise InputError(f"{path} holds a {echo(config.get('task'))} model, not {TASK_NAMES[task]}")
-    saved = document["vocabularies"]
-    if not isinstance(saved.get("source"), dict):
-        raise InputError(f"checkpoint {directory} is corrupted: the source vocabulary is missing")
-    vocabs = Vocabularies(
-        Vocabulary.from_dict(saved["source"]),
-        Vocabulary.from_dict(saved["target"]) if saved.get("target") is not None else None,
-    )
+    vocabs = _read_vocabularies(directory, document["vocabularies"])
     model = _rebuild(directory, config)
-    for side, size in model.vocabulary_sizes.items():
-        vocab = getattr(vocabs, side)
-        if vocab is None or len(vocab) != size:
-            raise InputError(
-                f"checkpoint {directory} is mismatched: the model has a {side} vocabulary of {size} "
-                f"but the saved one has {None if vocab is None else len(vocab)}"
-            )
+    _check_vocabulary_sizes(directory, model, vocabs)
     weights = _read_tensors(directory, document["files"].get("model"), "weights")
-    expected = model.state_dict()
-    missing = sorted(set(expected) - set(weights))
-    unexpected = sorted(set(weights) - set(expected))
-    wrong = [
-        f"{name} {tuple(weights[name].shape)} {weights[name].dtype} (expected {tuple(t.shape)} {t.dtype})"
-        for name, t in expected.items()
-        if name in weights and (weights[name].shape != t.shape or weights[name].dtype != t.dtype)
-    ]
-    if missing or unexpected or wrong:
-        parts = [
-            f"missing {missing[:3]}" if missing else "",
-            f"unexpected {unexpected[:3]}" if unexpected else "",
-            f"wrong tensors {wrong[:3]}" if wrong else "",
-        ]
-        raise InputError(
-            f"checkpoint {directory} does not match its config {echo(config)}: " + "; ".join(p for p in parts if p)
-        )
+    _check_weights(directory, config, model, weights)
     _check_finite(weights, f"checkpoint {directory} cannot be used")
     model.load_state_dict(weights)
     model.to(device).eval()

@@ -9,6 +9,7 @@ the pairs for length-bucketed batches (`core.batching`).
 
 import functools
 import lzma
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -18,6 +19,7 @@ from typing import NamedTuple
 from torch.utils.data import DataLoader, Dataset
 
 from ..core.batching import BucketBatchSampler, collate
+from ..core.checks import is_int
 from ..core.errors import InputError, echo
 from ..core.split import checksum_split
 from ..core.vocabulary import Vocabularies, Vocabulary
@@ -77,6 +79,19 @@ def _check_text(s: object) -> None:
         raise InputError(f"the sentence must be a string, got bytes {echo(s, 60)}; decode it first")
     if not isinstance(s, str):
         raise InputError(f"the sentence must be a string, got {type(s).__name__}")
+
+
+def split_lines(text: str) -> list[str]:
+    r"""The lines of `text`: each ends at ``\n`` (a ``\r`` before it is dropped), never at another separator.
+
+    `str.splitlines` also breaks at U+0085, U+2028, U+2029, form feed, vertical tab and the
+    other control separators, so one input line would give two translations; here they stay
+    inside the sentence, which normalises or refuses them like any other character.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line starts no new one
+    return [line.removesuffix("\r") for line in lines]
 
 
 # --8<-- [start:read_lines]
@@ -150,9 +165,23 @@ def load_pairs(
         (French, English) pairs in file order. The bundled corpus is read once per process
         and parameter set; later calls get a new list of the same pairs.
     """
+    prefixes = _check_load_options(max_words, prefixes, path)
     if path is None:
         return list(_bundled_pairs(max_words, tuple(prefixes)))
     return _read_pairs(path, max_words, tuple(prefixes))
+
+
+def _check_load_options(max_words: object, prefixes: object, path: object) -> tuple[str, ...]:
+    if not is_int(max_words) or max_words < 1:
+        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
+    if isinstance(prefixes, str | bytes) or not isinstance(prefixes, Iterable):
+        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
+    prefixes = tuple(prefixes)
+    if not all(isinstance(prefix, str) for prefix in prefixes):
+        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
+    if path is not None and (not isinstance(path, str | os.PathLike) or isinstance(path, bytes)):
+        raise InputError(f"path must be a file name (str or Path), got {echo(path, 80)}")
+    return prefixes
 
 
 @functools.lru_cache(maxsize=4)

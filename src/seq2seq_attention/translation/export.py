@@ -2,10 +2,12 @@
 
 `export_onnx` writes `encoder.onnx` (tokens -> keys, first hidden state, projected keys),
 `step.onnx` (token, hidden, keys, projected keys -> logits, next hidden, attention weights) and
-`vocabularies.json`. The weights are stored as float16 (cast back to float32 inside the graph), so
-the two graphs compute exactly what `half_precision(model)` computes in PyTorch: the model with
-every weight rounded to float16 and back. `GraphDecoder` puts the graphs behind the decoder's step
-interface, so that `greedy_search` and `beam_search` decode with them.
+`vocabularies.json`; `export_sentences` writes `sentences.json`, the normalised French sentences
+of the training and held-out split, so that the page can say which one a typed sentence is. The
+weights are stored as float16 (cast back to float32 inside the graph), so the two graphs compute
+exactly what `half_precision(model)` computes in PyTorch: the model with every weight rounded to
+float16 and back. `GraphDecoder` puts the graphs behind the decoder's step interface, so that
+`greedy_search` and `beam_search` decode with them.
 """
 
 import json
@@ -22,7 +24,7 @@ from ..core.errors import InputError, echo
 from ..core.files import EXPORT_FILES, check_destination, staged_writes
 from ..core.tokens import EOS_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
-from .corpus import MAX_WORDS
+from .corpus import MAX_WORDS, load_pairs, split_pairs
 from .decoders import DecoderState
 from .model import Seq2Seq
 from .search import MAX_LENGTH, check_translator
@@ -172,6 +174,28 @@ def _write_export(model: Seq2Seq, vocabs: Vocabularies, encoder_path: Path, step
 
 
 # --8<-- [end:export_onnx]
+
+
+def export_sentences(out: str | Path, split: str = "by_english") -> Path:
+    """Write `sentences.json`: the distinct normalised French sentences of each side of `split`, sorted.
+
+    A French sentence can be on both sides (the main split keys on the English sentence, and
+    several English sentences share a French one); the page calls such a sentence trained-on.
+
+    Raises:
+        InputError: `out` is not a directory name, `split` is not a split's name, or
+            `out/sentences.json` is a directory.
+    """
+    path = _check_out(out) / "sentences.json"
+    train, held_out = split_pairs(load_pairs(), split)
+    document = {
+        "split": split,
+        "train": sorted({pair.source for pair in train}),
+        "held_out": sorted({pair.source for pair in held_out}),
+    }
+    with staged_writes(path) as (staged,):
+        staged.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    return path
 
 
 class Session(Protocol):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 import torch
 
 from ..core.batching import collate
-from ..core.checks import check_tensor
+from ..core.checks import check_tensor, is_int, is_number
 from ..core.errors import InputError, echo
 from ..core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
@@ -23,7 +23,7 @@ MAX_LENGTH = 10
 
 
 def _check_length_penalty(length_penalty: object) -> None:
-    if isinstance(length_penalty, bool) or not isinstance(length_penalty, int | float):
+    if not is_number(length_penalty):
         raise InputError(f"length_penalty must be a number, got {echo(length_penalty)}")
     if not math.isfinite(length_penalty) or abs(length_penalty) > 100:
         raise InputError(f"length_penalty must be a finite number in [-100, 100], got {length_penalty}")
@@ -35,7 +35,7 @@ def _check_search(
     sizes = check_tensor("source", source, ("B", "S"), dtype="long")
     _check_length_penalty(length_penalty)
     for name, value in (("max_length", max_length), ("beam_size", beam_size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_int(value) or value < 1:
             raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     if max_length > MAX_STEPS:
         raise InputError(f"max_length must be at most {MAX_STEPS}, got {max_length}")
@@ -56,28 +56,42 @@ class Step(Protocol):
     ) -> tuple[torch.Tensor, "DecoderState", torch.Tensor | None]: ...
 
 
+def _check_prefix(prefix: object, batch_size: int, max_length: int) -> None:
+    if prefix is None:
+        return
+    sizes = check_tensor("prefix", prefix, ("B", "P"), {"B": batch_size}, dtype="long")
+    if sizes["P"] > max_length:
+        raise InputError(f"prefix must have at most max_length={max_length} words, got P={sizes['P']}")
+
+
 # --8<-- [start:greedy_search]
 def greedy_search(
-    step: Step, state: "DecoderState", max_length: int = MAX_LENGTH
+    step: Step, state: "DecoderState", max_length: int = MAX_LENGTH, prefix: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, "DecoderState"]:
     """Feed each step's most likely word back in, until every sentence has said `<eos>`.
 
     The one free-running loop of the package: `greedy_decode`, a decoder called without a
-    target and the exported graphs all decode through it.
+    target and the exported graphs all decode through it. With a `prefix`, its P words are
+    the first P outputs whatever the model prefers (teacher forcing by hand, as on the live
+    page), and the model continues greedily from there.
 
     Shapes:
         state: a `DecoderState` of B sentences (`init_state`).
+        prefix: (B, P) long, P <= max_length, the forced first words; optional.
         tokens: (B, T) long, T <= max_length; each row ends at its first `<eos>`, then `PAD_IDX`.
         logits: (B, T, V), the logits of every step.
         attentions: (B, T, S), or None for a decoder without attention.
     """
     batch_size, device = state.keys.size(0), state.keys.device
+    _check_prefix(prefix, batch_size, max_length)
+    forced = 0 if prefix is None else prefix.size(1)  # P
     decoder_input = torch.full((batch_size, 1), SOS_IDX, dtype=torch.long, device=device)  # (B, 1)
     finished = torch.zeros(batch_size, 1, dtype=torch.bool, device=device)  # (B, 1)
     tokens, logits, attentions = [], [], []
-    for _ in range(max_length):
+    for t in range(max_length):
         step_logits, state, weights = step(decoder_input, state)  # (B, 1, V), (B, 1, S) or None
-        prediction = step_logits.argmax(dim=-1).masked_fill(finished, PAD_IDX)  # (B, 1): PAD once finished
+        choice = prefix[:, t : t + 1] if t < forced else step_logits.argmax(dim=-1)  # (B, 1): forced or the best
+        prediction = choice.masked_fill(finished, PAD_IDX)  # (B, 1): PAD once finished
         tokens.append(prediction)
         logits.append(step_logits)
         attentions.append(weights)
@@ -254,7 +268,7 @@ def prepare_sentences(
     _check_unknown(unknown)
     if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
         raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
-    if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
+    if not is_int(max_words) or max_words < 1:
         raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
     encoded = []
     for index, sentence in enumerate(sentences):
@@ -378,7 +392,7 @@ def translate(
     """
     check_translator(model, vocabs)
     for name, value in (("beam_size", beam_size), ("batch_size", batch_size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_int(value) or value < 1:
             raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     _check_length_penalty(length_penalty)
     encoded = prepare_sentences(vocabs, sentences, max_words, unknown)

@@ -1,0 +1,138 @@
+"""MkDocs hook: an excerpt's title comes from its snippet section, and links to those lines in the repository.
+
+A page shows source code with a fence that holds one snippet line::
+
+    ```{.python notest}
+    --8<-- "src/seq2seq_attention/attention/attention.py:forward"
+    ```
+
+Before the page is converted, the fence gets the title ``path · names``: the classes, functions
+and constants the section defines (methods with their class), or the definition the section is a
+part of. When mkdocs.yml has a `repo_url` (CI sets it from the repository it runs in), the title
+links to the section's lines in the commit being built; without one there is nothing to link to,
+and the title is plain text. Titles are never typed on the pages (`tests/test_excerpts.py`).
+"""
+
+import ast
+import html
+import re
+import subprocess
+from functools import cache
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+ROOT = Path(__file__).resolve().parent.parent
+EXCERPT = re.compile(
+    r'^```\{\.python notest(?P<options>[^}]*)\}\n--8<-- "(?P<path>src/[^"]+\.py):(?P<section>[\w-]+)"\n```$', re.M
+)
+TITLE = re.compile(r'\s*title="[^"]*"')
+PART = "일부"
+"""Said after a definition the section shows only part of."""
+
+
+@cache
+def _tree(path: str) -> ast.Module:
+    return ast.parse((ROOT / path).read_text(encoding="utf-8"))
+
+
+@cache
+def section_lines(path: str, section: str) -> tuple[int, int]:
+    """The first and last non-blank line (1-based) between the section's start and end markers."""
+    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+    marks = {}
+    for number, line in enumerate(lines, start=1):
+        for kind in ("start", "end"):
+            if line.strip() == f"# --8<-- [{kind}:{section}]":
+                marks[kind] = number
+    if set(marks) != {"start", "end"}:
+        raise PluginError(f"{path} has no section {section!r} (a start or end marker is missing)")
+    code = [n for n in range(marks["start"] + 1, marks["end"]) if lines[n - 1].strip()]
+    if not code:
+        raise PluginError(f"{path}: section {section!r} is empty")
+    return code[0], code[-1]
+
+
+def _named(node: ast.AST, in_function: bool) -> list[str]:
+    """The names `node` defines: a function or class, or (outside functions) the targets of an assignment."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if in_function:
+        return []
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return [target.id for target in targets if isinstance(target, ast.Name)]
+
+
+def _start(node: ast.AST) -> int:
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+
+
+def section_names(path: str, section: str) -> str:
+    """What the section defines, e.g. ``AdditiveScore.project_keys, AdditiveScore.compare``."""
+    first, last = section_lines(path, section)
+    inside: list[str] = []
+    around = ""
+
+    def visit(body: list[ast.stmt], prefix: str, in_function: bool) -> None:
+        nonlocal around
+        for node in body:
+            names = _named(node, in_function)
+            if not names:
+                continue
+            if first <= _start(node) and node.end_lineno <= last:
+                inside.extend(prefix + name for name in names)
+            elif _start(node) <= first and last <= node.end_lineno and isinstance(node, ast.ClassDef | ast.FunctionDef):
+                around = prefix + node.name
+                visit(node.body, f"{around}.", in_function or isinstance(node, ast.FunctionDef))
+
+    visit(_tree(path).body, "", False)
+    if inside:
+        return ", ".join(inside)
+    if around:
+        return f"{around} ({PART})"
+    raise PluginError(f"{path}:{section} defines nothing and lies in no definition; name it on the page")
+
+
+@cache
+def _commit() -> str:
+    """The commit being built (the branch CI publishes from when git cannot tell)."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "main"
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else "main"
+
+
+def line_url(repo_url: str, path: str, section: str) -> str:
+    first, last = section_lines(path, section)
+    return f"{repo_url.rstrip('/')}/blob/{_commit()}/{path}#L{first}-L{last}"
+
+
+def excerpt_title(path: str, section: str) -> str:
+    return f"{path} · {section_names(path, section)}"
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    links: dict[str, str] = {}
+
+    def titled(match: re.Match) -> str:
+        path, section = match["path"], match["section"]
+        title = excerpt_title(path, section)
+        if config.repo_url:
+            links[html.escape(title)] = line_url(config.repo_url, path, section)
+        options = TITLE.sub("", match["options"])
+        return f'```{{.python notest{options} title="{title}"}}\n--8<-- "{path}:{section}"\n```'
+
+    markdown = EXCERPT.sub(titled, markdown)
+    page.meta["excerpt_links"] = links
+    return markdown
+
+
+def on_page_content(content: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    for title, url in page.meta.get("excerpt_links", {}).items():
+        linked = f'<span class="filename"><a href="{html.escape(url)}" title="저장소에서 이 줄 보기">{title}</a></span>'
+        content = content.replace(f'<span class="filename">{title}</span>', linked)
+    return content

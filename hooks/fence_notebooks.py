@@ -1,0 +1,217 @@
+"""A page with spec fences as a Jupyter notebook: its prose as markdown cells, its spec fences as code cells.
+
+Built by `hooks/fence_record.py` when the site is built (nothing runs then) and run top to bottom by
+`tests/test_fence_notebooks.py`. The first cell installs what the page's code needs and is missing,
+and says so; with everything importable it installs nothing.
+"""
+
+import ast
+import re
+import sys
+import tomllib
+from pathlib import Path, PurePosixPath
+from urllib.parse import urljoin, urlsplit
+
+import fence_runs
+import markdown
+import nbformat
+from markdown_it import MarkdownIt
+from nbformat import v4
+
+PACKAGE = "seq2seq_attention"
+ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
+BLOCK = re.compile(r"^///\s*(?P<name>[\w-]*)\s*(?:\|\s*(?P<title>.*?))?\s*$")
+"""A `pymdownx.blocks` fence (`/// solution` ... `///`): its start becomes a bold title, its end nothing."""
+EXCERPT = re.compile(r'^(?P<open>```\{\.python notest(?P<options>[^}]*))\}\n--8<-- "(?P<path>[^"]+)"\n```$', re.M)
+"""A source excerpt: a notest fence that holds one snippet line (its title says where the code is from)."""
+HEADING_ATTRS = re.compile(r"^(#{1,6}\s.*?)\s*\{[^}]*\}\s*$")
+LINK = re.compile(r"(\]\()(?P<target>[^)\s]+)")
+
+
+def colab_url(repo_url: str | None, notebook: str) -> str | None:
+    """Colab's URL of a notebook published on the repository's gh-pages branch (GitHub only), else None."""
+    if not repo_url:
+        return None
+    parts = urlsplit(repo_url)
+    path = parts.path.strip("/").removesuffix(".git")
+    if parts.netloc != "github.com" or path.count("/") != 1:
+        return None
+    return f"https://colab.research.google.com/github/{path}/blob/gh-pages/{notebook}"
+
+
+def _package_modules(root: Path) -> set[str]:
+    """The modules the package brings with it: itself and its dependencies (pyproject.toml)."""
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {re.split(r"[\s<>=!~;\[]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]}
+    return {PACKAGE} | {name.replace("-", "_").lower() for name in names}
+
+
+def _imported_modules(code: str) -> set[str]:
+    modules = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            modules |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules.add(node.module.partition(".")[0])
+    return modules - set(sys.stdlib_module_names)
+
+
+def install_cell(fences: list[fence_runs.Fence], root: Path, repo_url: str | None) -> str:
+    """The first cell: what it installs (only what is missing), said in its comments and printed."""
+    brought = _package_modules(root)
+    others = sorted(set().union(*(_imported_modules(fence.code) for fence in fences)) - brought)
+    source = f"git+{repo_url.rstrip('/')}" if repo_url else None
+    lines = ["# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):"]
+    if source:
+        dependencies = ", ".join(sorted(brought - {PACKAGE}))
+        lines.append(f"# - {PACKAGE}: 패키지 seq2seq-attention을 {source} 에서 (의존성 {dependencies} 중 없는 것 포함)")
+    else:
+        lines.append(f"# - {PACKAGE}: 설치하지 않습니다. 저장소를 받은 폴더에서 `pip install -e .`로 먼저 설치하세요.")
+    lines += [f"# - {module}: 이 페이지의 코드가 씁니다" for module in others]
+    needed = {PACKAGE: source, **{module: module for module in others}}
+    lines += [
+        "import importlib.util",
+        "import subprocess",
+        "import sys",
+        "",
+        f"NEEDED = {needed!r}",
+        "missing = [module for module in NEEDED if importlib.util.find_spec(module) is None]",
+        "if any(NEEDED[module] is None for module in missing):",
+        f'    raise ModuleNotFoundError("{PACKAGE}이 없습니다: 저장소 폴더에서 `pip install -e .`로 설치하세요")',
+        "if missing:",
+        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *[NEEDED[m] for m in missing]], check=True)',
+        'print("설치함:", ", ".join(missing) if missing else "없음 (필요한 모듈을 모두 이미 import할 수 있습니다)")',
+    ]
+    return "\n".join(lines)
+
+
+def expand_snippets(text: str, snippets: dict) -> str:
+    """The page with its `--8<--` snippets filled in, as pymdownx.snippets does in the build."""
+    md = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": snippets})
+    return "\n".join(md.preprocessors["snippet"].run(text.split("\n")))
+
+
+def _site_link(target: str, page: str, site_url: str | None) -> str:
+    """A page-relative link as an absolute URL on the site (`.md` pages become `.html`)."""
+    if not site_url or urlsplit(target).scheme or target.startswith(("#", "/", "mailto:")):
+        return target
+    path, _, anchor = target.partition("#")
+    resolved = PurePosixPath(page).parent / path
+    parts: list[str] = []
+    for part in resolved.parts:
+        if part == ".." and parts:
+            parts.pop()
+        elif part not in (".", ".."):
+            parts.append(part)
+    url = "/".join(parts)
+    if url.endswith(".md"):
+        url = url[: -len(".md")] + ".html"
+    return urljoin(site_url if site_url.endswith("/") else site_url + "/", url) + (f"#{anchor}" if anchor else "")
+
+
+def _prose(lines: list[str], page: str, site_url: str | None, block_titles: dict[str, str]) -> str:
+    """Markdown for Jupyter: admonitions as quotes, blocks as titles, no heading attributes, links to the site."""
+    out: list[str] = []
+    quoting = False
+    for line in lines:
+        block = BLOCK.match(line)
+        if block:
+            title = block["title"] or block_titles.get(block["name"], block["name"])
+            out.append(f"**{title}**" if title else "")
+            continue
+        admonition = ADMONITION.match(line)
+        if admonition:
+            quoting = True
+            out.append(f"> **{admonition['title']}**" if admonition["title"] else ">")
+            continue
+        if quoting and (line.startswith("    ") or not line.strip()):
+            out.append(f"> {line[4:]}".rstrip())
+            continue
+        if quoting:
+            while out and out[-1] == ">":
+                out.pop()
+            out.append("")
+            quoting = False
+        out.append(HEADING_ATTRS.sub(r"\1", line))
+    text = "\n".join(out).strip()
+    return LINK.sub(lambda m: m[1] + _site_link(m["target"], page, site_url), text)
+
+
+def _shown_fence(token) -> str:
+    """A fence that is shown but not run (a source excerpt, a diagram), with its info reduced to the language."""
+    words = fence_runs.fence_words(token.info)
+    title = re.search(r'title="([^"]*)"', token.info)
+    head = [f"*{title[1]}*", ""] if title else []
+    fence = "`" * max([3, *(len(run) + 1 for run in re.findall(r"`+", token.content))])
+    return "\n".join([*head, f"{fence}{words[0] if words else ''}", token.content.rstrip("\n"), fence])
+
+
+def notebook(
+    text: str,
+    *,
+    page: str,
+    root: Path,
+    snippets: dict,
+    site_url: str | None,
+    repo_url: str | None,
+    runs: dict[str, dict[str, dict]],
+    block_titles: dict[str, str] | None = None,
+) -> str:
+    """The notebook (nbformat 4 JSON) of a page with spec fences.
+
+    Args:
+        text: the page's markdown, as in `docs/`.
+        page: the page's path relative to the docs folder (links are resolved from it).
+        root: the repository root (its `pyproject.toml` names what the package brings).
+        snippets: the `pymdownx.snippets` options of the build.
+        site_url: the site's URL: relative links become links to the site; None keeps them as written.
+        repo_url: the repository's URL: the first cell installs the package from it when it is missing.
+        runs: the fence record (`fence_runs.load`): a spec fence's cell carries its recorded CPU output.
+        block_titles: the titles of `pymdownx.blocks.details` types (``{"solution": "풀이"}``).
+    """
+    block_titles = block_titles or {}
+    titled = EXCERPT.sub(
+        lambda m: m[0] if "title=" in m["options"] else f'{m["open"]} title="{m["path"]}"}}\n--8<-- "{m["path"]}"\n```',
+        text,
+    )
+    expanded = expand_snippets(titled, snippets)
+    lines = expanded.split("\n")
+    fences = {fence.line: fence for fence in fence_runs.spec_fences(expanded)}
+    cells = [v4.new_code_cell(install_cell(list(fences.values()), root, repo_url))]
+    markdown_parts: list[str] = []  # the markdown since the last code cell
+    position = 0
+
+    def add_prose(start: int, until: int) -> None:
+        body = _prose(lines[start:until], page, site_url, block_titles)
+        if body:
+            markdown_parts.append(body)
+
+    for token in MarkdownIt("commonmark").parse(expanded):
+        fence = fences.get(token.map[0] + 1) if token.type == "fence" and token.map else None
+        if token.type != "fence" or not token.map or (fence is None and token.level):
+            continue
+        add_prose(position, token.map[0])
+        position = token.map[1]
+        if fence is None:
+            markdown_parts.append(_shown_fence(token))
+            continue
+        if markdown_parts:
+            cells.append(v4.new_markdown_cell("\n\n".join(markdown_parts)))
+            markdown_parts.clear()
+        cell = v4.new_code_cell(fence.code.rstrip("\n"))
+        run = runs.get(fence.key, {}).get(fence.cpu_tag)
+        if run and run["outcome"] == "passed" and run["output"]:
+            cell.outputs = [v4.new_output("stream", name="stdout", text=run["output"] + "\n")]
+        cells.append(cell)
+    add_prose(position, len(lines))
+    if markdown_parts:
+        cells.append(v4.new_markdown_cell("\n\n".join(markdown_parts)))
+    book = v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
+    )
+    nbformat.validate(book)
+    return nbformat.writes(book)

@@ -1,0 +1,150 @@
+"""MkDocs hook: what each spec fence printed, under it; a stamp of the last verified runs; a notebook per page.
+
+Everything comes from the committed record `docs/fence-runs.json` (`hooks/fence_runs.py`), written by
+`python -m pytest --record-fences`; the build runs no code. On a page with spec fences:
+
+* under each fence, the output its last CPU run printed (and the GPU's, where that differs); a fence whose
+  code has no recorded run (changed since, or new) says so: "아직 실행하지 않음";
+* under the title, the stamp "검증: CPU (PyTorch …, date) · GPU (device, PyTorch …, date)", saying only what
+  the record holds (a device with no run: "아직 실행하지 않음"; fences without a run are counted);
+* a notebook of the page (`hooks/fence_notebooks.py`) next to it, with an "Open in Colab" link when the
+  repository is on GitHub (`repo_url`), for the copy the site publishes on its gh-pages branch.
+"""
+
+import html
+import posixpath
+from pathlib import Path, PurePosixPath
+
+import fence_notebooks
+import fence_runs
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+NOT_RUN = "아직 실행하지 않음"
+
+_runs: dict[str, dict[str, dict]] = {}
+_notebooks: dict[str, str] = {}
+"""The notebook of each page with spec fences: page path in docs -> notebook path in the site."""
+
+
+def notebook_path(page: str) -> str:
+    """Where a page's notebook is published: `attention/scores.md` -> `attention/scores.ipynb`."""
+    return str(PurePosixPath(page).with_suffix(".ipynb"))
+
+
+def _span(dates: list[str]) -> str:
+    return dates[0] if dates[0] == dates[-1] else f"{dates[0]}~{dates[-1]}"
+
+
+def device_summary(label: str, runs: list[dict | None], *, with_device: bool) -> str:
+    """One device's part of the stamp, from the runs of a page's fences on it (None: no run recorded)."""
+    passed = [run for run in runs if run and run["outcome"] == "passed"]
+    failed = [run for run in runs if run and run["outcome"] != "passed"]
+    missing = sum(run is None for run in runs)
+    if not passed and not failed:
+        return f"{label}: {NOT_RUN}"
+    ran = passed + failed
+    facts = []
+    if with_device:
+        facts.append(", ".join(sorted({run["device"] for run in ran})))
+    facts.append("PyTorch " + ", ".join(sorted({run["torch"] for run in ran})))
+    facts.append(_span(sorted(run["date"] for run in ran)))
+    notes = []
+    if failed:
+        notes.append(f"코드 블록 {len(runs)}개 중 {len(failed)}개 실패")
+    if missing:
+        notes.append(f"코드 블록 {len(runs)}개 중 {missing}개는 {NOT_RUN}")
+    return f"{label} ({', '.join(facts)})" + (f": {'; '.join(notes)}" if notes else "")
+
+
+def stamp(fences: list[fence_runs.Fence], runs: dict[str, dict[str, dict]]) -> str:
+    """'검증: CPU (PyTorch …, date) · GPU (device, PyTorch …, date)' for a page's fences, from the record."""
+    cpu = device_summary("CPU", [runs.get(f.key, {}).get(f.cpu_tag) for f in fences], with_device=False)
+    on_device = [fence for fence in fences if fence.picks_device]
+    if on_device:
+        gpu = device_summary("GPU", [runs.get(f.key, {}).get("cuda") for f in on_device], with_device=True)
+    else:
+        gpu = "GPU: 해당 없음 (장치를 고르는 코드 블록이 없음)"
+    return f"검증: {cpu} · {gpu}"
+
+
+def _block(kind: str, label: str, text: str | None = None) -> str:
+    body = f"<pre><code>{html.escape(text)}</code></pre>" if text else ""
+    # one line of HTML: Markdown leaves it whole (newlines in the output are written as &#10;)
+    return (
+        f'<div class="fence-output fence-output--{kind}"><p class="fence-output__label">{html.escape(label)}</p>'
+        f"{body.replace(chr(10), '&#10;')}</div>"
+    )
+
+
+def output_blocks(fence: fence_runs.Fence, runs: dict[str, dict[str, dict]]) -> list[str]:
+    """What goes under a fence: its recorded output (or failure) per device, or that it has not run."""
+    recorded = runs.get(fence.key, {})
+    cpu = recorded.get(fence.cpu_tag)
+    if cpu is None:
+        return [_block("missing", f"{NOT_RUN}: 이 코드는 기록된 실행 뒤에 바뀌었거나 새로 생겼습니다")]
+    blocks = []
+    for name, run in (("CPU", cpu), ("GPU", recorded.get("cuda") if fence.picks_device else None)):
+        if run is None:
+            continue
+        if run["outcome"] != "passed":
+            blocks.append(_block("failed", f"{name}에서 마지막 실행 실패 ({run['date']})", run.get("error")))
+        elif run["output"] and (name == "CPU" or run["output"] != cpu["output"]):
+            blocks.append(_block("printed", f"출력 · {name}", run["output"]))
+    return blocks
+
+
+def on_config(config: MkDocsConfig) -> None:
+    global _runs
+    _runs = fence_runs.load(Path(config.docs_dir) / fence_runs.RECORD_NAME)
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    root = Path(__file__).resolve().parent.parent  # the repository this hook belongs to (its pyproject.toml)
+    snippets = config.mdx_configs.get("pymdownx.snippets", {})
+    details = config.mdx_configs.get("pymdownx.blocks.details", {}).get("types", [])
+    block_titles = {kind["name"]: kind.get("title", "") for kind in details if isinstance(kind, dict)}
+    _notebooks.clear()
+    for file in list(files.documentation_pages()):
+        text = file.content_string
+        if not fence_runs.spec_fences(text):
+            continue
+        path = notebook_path(file.src_uri)
+        content = fence_notebooks.notebook(
+            text,
+            page=file.src_uri,
+            root=root,
+            snippets=snippets,
+            site_url=config.site_url,
+            repo_url=config.repo_url,
+            runs=_runs,
+            block_titles=block_titles,
+        )
+        files.append(File.generated(config, path, content=content))
+        _notebooks[file.src_uri] = path
+    return files
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    fences = fence_runs.spec_fences(markdown)
+    if not fences:
+        return markdown
+    lines = markdown.split("\n")
+    for fence in reversed(fences):
+        blocks = output_blocks(fence, _runs)
+        if blocks:
+            lines[fence.end : fence.end] = ["", *blocks, ""]
+    record = posixpath.relpath(fence_runs.RECORD_NAME, posixpath.dirname(page.file.src_uri) or ".")
+    verified = html.escape(stamp(fences, _runs)).replace("검증", f"[검증]({record})", 1)  # the record itself
+    parts = [verified]
+    notebook = _notebooks.get(page.file.src_uri)
+    if notebook:
+        parts.append(f"[노트북으로 받기]({PurePosixPath(notebook).name}){{ download }}")
+        colab = fence_notebooks.colab_url(config.repo_url, notebook)
+        if colab:
+            parts.append(f"[Colab에서 열기]({colab})")
+    line = f'<p class="fence-record" markdown>{" · ".join(parts)}</p>'
+    title = next((i for i, text in enumerate(lines) if text.startswith("# ")), -1)
+    lines[title + 1 : title + 1] = ["", line, ""]
+    return "\n".join(lines)

@@ -1,0 +1,193 @@
+"""The record of the spec fences' last runs: `docs/fence-runs.json`.
+
+Shared by the test run, which writes the record on request (`python -m pytest --record-fences`,
+see the root `conftest.py`), and by the site build, which only reads it (`hooks/fence_record.py`).
+
+A fence is keyed by a hash of its own code and of every fence it continues (a ``{.python
+continuation}`` chain runs as one program), not by its line: prose moved around a fence keeps its
+record, and a changed fence loses the record of itself and of every fence that continues it.
+
+The record holds, per page in `docs/` and per fence in page order, one run per device tag: `cpu` and
+`cuda` for a fence that calls `pick_device()` (one copy per device), `no-device` for a fence that
+does not (it runs once, on the CPU). A run is its outcome, what the fence printed (capped), its
+duration, the PyTorch version, the device's name and the date.
+"""
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+RECORD_NAME = "fence-runs.json"
+"""The record's file name, in the docs folder (the built site carries a copy)."""
+RECORD_COMMAND = "python -m pytest --record-fences"
+"""The command that re-records every fence (with the rest of the suite; `docs` alone records only the fences)."""
+DEVICES = ("cpu", "cuda")
+NO_DEVICE = "no-device"
+CPU_TAGS = ("cpu", NO_DEVICE)
+"""A fence runs on the CPU under one of these tags (a fence that picks no device runs on the CPU)."""
+PYTHON = {"python", "py", "python3"}
+OUTPUT_LINES = 30
+OUTPUT_CHARS = 3000
+"""What a fence printed is kept up to this many lines and characters."""
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A spec fence: a python fence that pytest runs (not ``notest``).
+
+    Attributes:
+        line: the 1-based line of the opening fence (pytest-markdown-docs' `start_line`).
+        end: the 1-based line of the closing fence.
+        code: the fence's own code.
+        key: a hash of the code and of every fence it continues.
+        picks_device: whether the chain calls `pick_device()` (then it runs once per device).
+    """
+
+    line: int
+    end: int
+    code: str
+    key: str
+    picks_device: bool
+
+    @property
+    def cpu_tag(self) -> str:
+        """The tag of its run on the CPU."""
+        return "cpu" if self.picks_device else NO_DEVICE
+
+
+def fence_words(info: str) -> list[str]:
+    """A fence's language and options, from the plain (``python``) or the brace form (``{.python notest}``).
+
+    The same reading as pytest-markdown-docs' `parse_superfences_block_info`.
+    """
+    info = info.strip()
+    if not info.startswith("{"):
+        return info.split()
+    words = info.strip("{}").split()
+    lang = next((word for word in words if word.startswith(".")), None)
+    if lang:
+        words.remove(lang)
+        words.insert(0, lang[1:])
+    return words
+
+
+def key_of(chain: list[str]) -> str:
+    """The key of a fence whose code, with the fences it continues, is `chain` (first fence first)."""
+    return hashlib.sha256(json.dumps(chain, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def spec_fences(markdown: str) -> list[Fence]:
+    """The spec fences of a page, in page order, as pytest-markdown-docs collects them."""
+    fences = []
+    chain: list[str] = []
+    for token in MarkdownIt("commonmark").parse(markdown):
+        if token.type != "fence" or not token.map:
+            continue
+        words = fence_words(token.info)
+        if not words or words[0] not in PYTHON or "notest" in words[1:]:
+            continue
+        chain = [*chain, token.content] if "continuation" in words[1:] else [token.content]
+        fences.append(
+            Fence(
+                line=token.map[0] + 1,
+                end=token.map[1],
+                code=token.content,
+                key=key_of(chain),
+                picks_device="pick_device(" in "".join(chain),
+            )
+        )
+    return fences
+
+
+def pages_with_fences(docs: Path) -> dict[str, list[Fence]]:
+    """Every page of the docs folder that has spec fences (posix path relative to `docs`), sorted."""
+    pages = {}
+    for page in sorted(docs.rglob("*.md")):
+        fences = spec_fences(page.read_text(encoding="utf-8"))
+        if fences:
+            pages[page.relative_to(docs).as_posix()] = fences
+    return pages
+
+
+def cap_output(text: str) -> str:
+    """What a fence printed, cut to `OUTPUT_LINES` lines and `OUTPUT_CHARS` characters (with a note)."""
+    text = text.rstrip()
+    lines = text.splitlines()
+    kept = "\n".join(lines[:OUTPUT_LINES])[:OUTPUT_CHARS]
+    if kept == text:
+        return text
+    return f"{kept}\n… (출력 {len(lines)}줄, {len(text)}자 중 앞부분만 기록)"
+
+
+def load(path: Path) -> dict[str, dict[str, dict]]:
+    """The runs of the record at `path`, by fence key: ``{key: {tag: run}}`` (empty when there is none)."""
+    if not path.is_file():
+        return {}
+    record = json.loads(path.read_text(encoding="utf-8"))
+    return {fence["key"]: fence["runs"] for fence in (f for fs in record["pages"].values() for f in fs)}
+
+
+def updated(docs: Path, previous: dict[str, dict[str, dict]], new: dict[str, dict[str, dict]]) -> dict:
+    """The record for the pages now in `docs`: each fence's runs from `new`, else kept from `previous`.
+
+    A device that did not run a fence this time (a skipped `cuda`, a page not collected) keeps that
+    fence's previous run, as long as the fence is unchanged (same key). Fences no longer on a page drop out.
+    """
+    pages = {}
+    for page, fences in pages_with_fences(docs).items():
+        entries = []
+        for fence in fences:
+            runs = {**previous.get(fence.key, {}), **new.get(fence.key, {})}
+            if runs:
+                entries.append({"key": fence.key, "runs": {tag: runs[tag] for tag in sorted(runs)}})
+        if entries:
+            pages[page] = entries
+    return {
+        "about": f"The last recorded run of every spec fence in docs/, written by `{RECORD_COMMAND}`; "
+        "read by hooks/fence_record.py when the site is built.",
+        "pages": pages,
+    }
+
+
+def dumps(record: dict) -> str:
+    """The record as JSON with one fence per line (small diffs when a few fences change)."""
+
+    def one(value: object) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    pages = ",\n".join(
+        f"  {one(page)}: [\n" + ",\n".join(f"   {one(fence)}" for fence in fences) + "\n  ]"
+        for page, fences in record["pages"].items()
+    )
+    return f'{{\n "about": {one(record["about"])},\n "pages": {{\n{pages}\n }}\n}}\n'
+
+
+def write(path: Path, record: dict) -> None:
+    """Write the record atomically (a temporary file in the same folder, then a rename)."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(dumps(record))
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def stale(docs: Path, runs: dict[str, dict[str, dict]]) -> list[str]:
+    """Every spec fence in `docs` whose CPU run is missing from `runs` or did not pass, as ``page:line: why``."""
+    problems = []
+    for page, fences in pages_with_fences(docs).items():
+        for fence in fences:
+            run = runs.get(fence.key, {}).get(fence.cpu_tag)
+            if run is None:
+                problems.append(f"{page}:{fence.line}: no {fence.cpu_tag} run recorded for this code")
+            elif run["outcome"] != "passed":
+                problems.append(f"{page}:{fence.line}: its last {fence.cpu_tag} run {run['outcome']}")
+    return problems

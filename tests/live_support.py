@@ -1,0 +1,93 @@
+"""What the live page's tests share: its two models rounded to float16, held-out sentences, PyTorch references.
+
+The page runs the exported graphs (float16 weights); the references here run the PyTorch models with the
+same float16-rounded weights (`half_precision`) through `search.py`'s greedy and beam loops, one sentence at
+a time as the page does.
+"""
+
+import functools
+import json
+from pathlib import Path
+
+import torch
+
+from seq2seq_attention import collate, load_checkpoint, load_pairs, split_pairs
+from seq2seq_attention.core.tokens import EOS_IDX
+from seq2seq_attention.translation.export import half_precision
+from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
+from seq2seq_attention.translation.search import beam_search_decode, greedy_search
+
+ROOT = Path(__file__).resolve().parent.parent
+LIVE = ROOT / "docs" / "assets" / "live"
+RUNTIME = ROOT / "docs" / "assets" / "onnxruntime-web"
+CHECKPOINTS = {
+    "bahdanau": PRETRAINED_DIR / "bahdanau",
+    "luong": ROOT / "results" / "attention" / "checkpoints" / "luong-scaled_dot",
+}
+"""The page's two models: the packaged Bahdanau translator and the Luong (scaled dot) model of the comparison."""
+GRAPHS = {"bahdanau": LIVE, "luong": LIVE / "luong"}
+PAGE_FILES = [
+    RUNTIME / "ort.wasm.min.js",
+    RUNTIME / "ort-wasm.wasm",
+    LIVE / "vocabularies.json",
+    LIVE / "sentences.json",
+    *(GRAPHS[model] / name for model in GRAPHS for name in ("encoder.onnx", "step.onnx")),
+]
+"""Every file the live page fetches besides the site's own pages, scripts and fonts."""
+TOP_K = 5
+BEAM_SIZES = (1, 2, 3, 4, 5)
+
+
+@functools.cache
+def float16_model(name: str):
+    """The model `name` with its weights rounded to float16 (what the graphs compute), and its vocabularies."""
+    checkpoint = load_checkpoint(CHECKPOINTS[name])
+    return half_precision(checkpoint.model), checkpoint.vocabs
+
+
+def held_out_sentences(count: int = 50) -> list[str]:
+    """The first `count` distinct held-out French sentences (main split) whose words the vocabulary has."""
+    _, vocabs = float16_model("bahdanau")
+    sentences = dict.fromkeys(pair.source for pair in split_pairs(load_pairs())[1])
+    known = [s for s in sentences if all(word in vocabs.source.word2index for word in s.split())]
+    assert len(known) >= count
+    return known[:count]
+
+
+def encode(sentence: str) -> list[int]:
+    return float16_model("bahdanau")[1].source.encode(sentence)
+
+
+def _state(model, ids: list[int]):
+    batch = collate([(ids, [EOS_IDX])])
+    encoder_outputs, encoder_hidden, mask = model.encode(batch.source, batch.lengths)  # (1, S, H), (1, 1, H)
+    return model.decoder.init_state(encoder_outputs, encoder_hidden, mask)
+
+
+@torch.inference_mode()
+def reference_greedy(name: str, ids: list[int], prefix: list[int] = ()) -> dict:
+    """PyTorch's greedy decoding of one sentence after the forced `prefix`: tokens, (T, V) logits, (T, S) weights."""
+    model, _ = float16_model(name)
+    forced = torch.tensor([list(prefix)], dtype=torch.long) if prefix else None  # (1, P)
+    tokens, logits, weights, _ = greedy_search(model.decoder.forward_step, _state(model, ids), prefix=forced)
+    return {"tokens": tokens[0].tolist(), "logits": logits[0], "weights": weights[0]}  # (T,), (T, V), (T, S)
+
+
+def reference_beam(name: str, ids: list[int], beam_size: int) -> tuple[list[int], float]:
+    """`beam_search_decode` of one sentence: the chosen tokens (with `<eos>`) and their normalised score."""
+    model, _ = float16_model(name)
+    batch = collate([(ids, [EOS_IDX])])
+    tokens, scores = beam_search_decode(model, batch.source, batch.lengths, beam_size=beam_size)  # (1, T), (1,)
+    return tokens[0].tolist(), float(scores[0])
+
+
+def forced_prefix(name: str, ids: list[int]) -> list[int]:
+    """A prefix the model would not produce itself: its greedy output up to the middle, then the runner-up word."""
+    greedy = reference_greedy(name, ids)
+    t = len(greedy["tokens"]) // 2
+    runner_up = int(greedy["logits"][t].topk(2).indices[1])
+    return greedy["tokens"][:t] + [runner_up]
+
+
+def vocabularies_document() -> dict:
+    return json.loads((LIVE / "vocabularies.json").read_text(encoding="utf-8"))

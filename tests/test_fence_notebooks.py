@@ -1,0 +1,97 @@
+"""Every page's notebook, as the site build wrote it, runs top to bottom in a fresh kernel on the CPU.
+
+Each notebook runs in an empty working directory with `SEQ2SEQ_ATTENTION_DEVICE=cpu`; its first
+cell must find everything importable and install nothing (it says what it installed). A small page
+shows how prose, excerpts, blocks and fences become cells.
+"""
+
+import json
+import os
+
+import fence_notebooks
+import fence_record
+import fence_runs
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from site_support import ROOT, BuiltSite
+
+from seq2seq_attention.core.device import DEVICE_ENV
+
+PAGES = sorted(fence_runs.pages_with_fences(ROOT / "docs"))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_page_s_notebook_runs_top_to_bottom(built_site: BuiltSite, page: str, tmp_path, monkeypatch):
+    path = built_site.root / fence_record.notebook_path(page)
+    book = nbformat.read(path, as_version=4)
+    nbformat.validate(book)
+    code = [cell for cell in book.cells if cell.cell_type == "code"]
+    assert len(code) == 1 + len(fence_runs.pages_with_fences(ROOT / "docs")[page]), "one cell per spec fence"
+    monkeypatch.setenv(DEVICE_ENV, "cpu")
+    monkeypatch.setenv("MPLBACKEND", "agg")
+    assert not os.listdir(tmp_path)
+    NotebookClient(book, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    installed = "".join(output.get("text", "") for output in code[0].outputs)
+    assert installed.startswith("설치함: 없음"), f"the first cell installed something: {installed!r}"
+    errors = [json.dumps(output)[:500] for cell in code for output in cell.outputs if output.output_type == "error"]
+    assert not errors
+
+
+PAGE = """# Title { #top }
+
+Prose with a [link](../other.md#part) and $x_i$.
+
+!!! note "A note"
+
+    Inside the note.
+
+After the note.
+
+```{.python notest}
+--8<-- "pyproject.toml:nothing"
+```
+
+```python
+import pytest
+
+print("shown")
+```
+
+/// solution
+```{.python continuation}
+assert True
+```
+///
+"""
+
+
+def test_a_page_becomes_cells_of_prose_and_fences(tmp_path):
+    (tmp_path / "excerpt.py").write_text("# --8<-- [start:part]\nvalue = 1\n# --8<-- [end:part]\n")
+    page = PAGE.replace("pyproject.toml:nothing", "excerpt.py:part")
+    first, second = fence_runs.spec_fences(page)
+    passed = {"outcome": "passed", "output": "shown", "seconds": 0.1, "torch": "2", "device": "c", "date": "d"}
+    book = nbformat.reads(
+        fence_notebooks.notebook(
+            page,
+            page="attention/page.md",
+            root=ROOT,
+            snippets={"base_path": [str(tmp_path)], "check_paths": True, "dedent_subsections": True},
+            site_url="https://owner.github.io/site/",
+            repo_url="https://github.com/owner/site",
+            runs={first.key: {"no-device": passed}},
+            block_titles={"solution": "풀이"},
+        ),
+        as_version=4,
+    )
+    kinds = [cell.cell_type for cell in book.cells]
+    assert kinds == ["code", "markdown", "code", "markdown", "code"]
+    install, prose, fence, solution, continuation = book.cells
+    assert "NEEDED = {'seq2seq_attention': 'git+https://github.com/owner/site', 'pytest': 'pytest'}" in install.source
+    assert prose.source.startswith("# Title\n")
+    assert "[link](https://owner.github.io/site/other.html#part)" in prose.source
+    assert "> **A note**\n>\n> Inside the note.\n\nAfter the note." in prose.source
+    assert "*excerpt.py:part*\n\n```python\nvalue = 1\n```" in prose.source
+    assert fence.source == 'import pytest\n\nprint("shown")' and fence.outputs[0].text == "shown\n"
+    assert solution.source == "**풀이**"
+    assert continuation.source == "assert True" and continuation.outputs == []
