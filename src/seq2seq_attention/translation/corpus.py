@@ -19,6 +19,7 @@ from typing import NamedTuple
 from torch.utils.data import DataLoader, Dataset
 
 from ..core.batching import BucketBatchSampler, collate
+from ..core.checks import is_int
 from ..core.errors import InputError, echo
 from ..core.split import checksum_split
 from ..core.vocabulary import Vocabularies, Vocabulary
@@ -171,7 +172,7 @@ def load_pairs(
 
 
 def _check_load_options(max_words: object, prefixes: object, path: object) -> tuple[str, ...]:
-    if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
+    if not is_int(max_words) or max_words < 1:
         raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
     if isinstance(prefixes, str | bytes) or not isinstance(prefixes, Iterable):
         raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
