@@ -177,8 +177,10 @@
 
   function enableControls() {  // after a run: every control, less the chosen candidates and models not yet loaded
     root.dataset.busy = "false";
+    const broken = root.dataset.ready === "error";  // nothing to run: the controls stay off
     root.querySelectorAll("button, input, select, option").forEach((control) => {
-      control.disabled = control.dataset.off === "true" || (control.dataset.model !== undefined && !loaded[control.dataset.model]);
+      control.disabled = broken || control.dataset.off === "true"
+        || (control.dataset.model !== undefined && !loaded[control.dataset.model]);
     });
   }
 
