@@ -93,3 +93,48 @@ def test_every_line_of_every_excerpt_runs(tmp_path: Path):
                     never_ran.append(f"{path.relative_to(ROOT)}:{number} [{name}] {text[number - 1].strip()}")
         assert statements, f"{path} was not measured"
     assert never_ran == [], "lines a page shows that never ran:\n" + "\n".join(never_ran)
+
+
+CHECK_CALL = re.compile(r"\b_?check\w*\(|^\s*raise (InputError|SentenceError)\b")
+
+
+def code_lines(text: list[str], lines: range) -> list[str]:
+    """The section's lines of code: no blank lines, comments or docstrings."""
+    code, in_docstring = [], False
+    for number in lines:
+        stripped = text[number - 1].strip()
+        if in_docstring:
+            in_docstring = '"""' not in stripped
+        elif stripped.startswith(('"""', 'r"""')):
+            in_docstring = stripped.count('"""') == 1
+        elif stripped and not stripped.startswith("#"):
+            code.append(text[number - 1])
+    return code
+
+
+def check_lines(code: list[str]) -> int:
+    """Lines that check input: a call of a check, a raise of an input error, and the `if` that guards one."""
+    count = 0
+    for index, line in enumerate(code):
+        guards = (
+            line.strip().startswith(("if ", "elif ")) and index + 1 < len(code) and CHECK_CALL.search(code[index + 1])
+        )
+        count += bool(CHECK_CALL.search(line) or guards)
+    return count
+
+
+def test_no_excerpt_is_more_than_a_quarter_input_checks():
+    heavy = []
+    for path, names in sorted(included_sections().items()):
+        text = path.read_text(encoding="utf-8").splitlines()
+        for name, lines in sorted(section_lines(path, names).items()):
+            code = code_lines(text, lines)
+            if code and check_lines(code) > len(code) / 4:
+                heavy.append(f"{path.relative_to(ROOT)} [{name}]: {check_lines(code)} of {len(code)} lines check input")
+    assert heavy == []
+
+
+def test_the_quarter_rule_counts_checks():
+    code = ["def f(x):", "    _check_x(x)", "    if x < 0:", "        raise InputError('x')", "    return x"]
+    assert code_lines(["# c", '"""doc', 'more"""', *code], range(1, 9)) == code
+    assert check_lines(code) == 3
