@@ -2,7 +2,8 @@
 
     python -m benchmarks.tables
 
-reads `results/performance/benchmark.json`, `threads2/benchmark.json` and `tuning.jsonl` and writes
+reads `results/performance/benchmark.json`, `threads2/benchmark.json`, `tuning.jsonl` and `one_path.json`
+(`benchmarks.trainer_ab` and `benchmarks.fused`, issue 18) and writes
 `results/performance/tables.ko.md`, whose snippet sections the page includes at build time.
 `tests/test_performance.py` checks that the committed file is what this module makes of the JSON.
 """
@@ -140,9 +141,27 @@ def targets(one: dict, two: dict) -> list[str]:
     ]
 
 
-def render(one: dict, two: dict, tuning_rows: list[dict]) -> str:
+def one_path(run: dict) -> list[str]:
+    """The one teacher-forced loop against the old hand-fused path and the trainer before and after (issue 18)."""
+    ab, fused = run["trainer_ab"], run["fused"]
+    ratios, speeds = ab["median_trainer_over_tutorial"], fused["median_pairs_per_s"]
+    return [
+        "| 측정 (1 스레드, 배치 64, H=256, CPU 시간) | 전 | 후 | 후 ÷ 전 |",
+        "|---|---:|---:|---:|",
+        f"| 학습기 pairs/s ÷ 튜토리얼 루프 pairs/s (중앙값, {ab['rounds']}회 번갈아) "
+        f"| {ratios['baseline']:.2f} | {ratios['this']:.2f} | {ab['this_over_baseline']:.3f} |",
+        f"| 학습 한 번(순전파+역전파+Adam)의 pairs/s: 손으로 쓴 fused 경로 → 하나의 루프 "
+        f"(중앙값, {fused['rounds']}회 번갈아) | {speeds['fused']:,.0f} | {speeds['loop']:,.0f} "
+        f"| {fused['loop_over_fused']:.3f} |",
+        "",
+        f"명령: `{ab['command']}`, `{fused['command']}`",
+    ]
+
+
+def render(one: dict, two: dict, tuning_rows: list[dict], one_path_run: dict) -> str:
     lines = [
-        "<!-- made by `python -m benchmarks.tables` from benchmark.json, threads2/benchmark.json, tuning.jsonl -->",
+        "<!-- made by `python -m benchmarks.tables` from benchmark.json, threads2/benchmark.json, tuning.jsonl,"
+        " one_path.json -->",
         "",
     ]
     lines += section("speed", speed(one))
@@ -152,14 +171,16 @@ def render(one: dict, two: dict, tuning_rows: list[dict]) -> str:
     lines += section("tuning", tuning(tuning_rows))
     lines += section("decoding", decoding(one))
     lines += section("targets", targets(one, two))
+    lines += section("one_path", one_path(one_path_run))
     return "\n".join(lines)
 
 
-def load() -> tuple[dict, dict, list[dict]]:
+def load() -> tuple[dict, dict, list[dict], dict]:
     one = json.loads((OUT / "benchmark.json").read_text(encoding="utf-8"))
     two = json.loads((OUT / "threads2" / "benchmark.json").read_text(encoding="utf-8"))
     rows = [json.loads(line) for line in (OUT / "tuning.jsonl").read_text(encoding="utf-8").splitlines() if line]
-    return one, two, rows
+    one_path_run = json.loads((OUT / "one_path.json").read_text(encoding="utf-8"))
+    return one, two, rows, one_path_run
 
 
 def main() -> int:

@@ -6,6 +6,7 @@ and says so; with everything importable it installs nothing.
 """
 
 import ast
+import functools
 import re
 import sys
 import tomllib
@@ -15,8 +16,6 @@ from urllib.parse import urljoin, urlsplit
 import fence_runs
 import markdown
 import nbformat
-from markdown_it import MarkdownIt
-from nbformat import v4
 
 PACKAGE = "seq2seq_attention"
 ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
@@ -39,6 +38,7 @@ def colab_url(repo_url: str | None, notebook: str) -> str | None:
     return f"https://colab.research.google.com/github/{path}/blob/gh-pages/{notebook}"
 
 
+@functools.cache
 def _package_modules(root: Path) -> set[str]:
     """The modules the package brings with it: itself and its dependencies (pyproject.toml)."""
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -56,7 +56,7 @@ def _imported_modules(code: str) -> set[str]:
     return modules - set(sys.stdlib_module_names)
 
 
-def install_cell(fences: list[fence_runs.Fence], root: Path, repo_url: str | None) -> str:
+def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str | None) -> str:
     """The first cell: what it installs (only what is missing), said in its comments and printed."""
     brought = _package_modules(root)
     others = sorted(set().union(*(_imported_modules(fence.code) for fence in fences)) - brought)
@@ -137,6 +137,14 @@ def _prose(lines: list[str], page: str, site_url: str | None, block_titles: dict
     return LINK.sub(lambda m: m[1] + _site_link(m["target"], page, site_url), text)
 
 
+def _cell(kind: str, source: str, printed: str = "") -> dict:
+    """A notebook cell (validated once, with the whole notebook); a code cell shows what its fence printed."""
+    if kind == "markdown":
+        return {"cell_type": "markdown", "metadata": {}, "source": source}
+    outputs = [{"output_type": "stream", "name": "stdout", "text": printed + "\n"}] if printed else []
+    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": outputs, "source": source}
+
+
 def _shown_fence(token) -> str:
     """A fence that is shown but not run (a source excerpt, a diagram), with its info reduced to the language."""
     words = fence_runs.fence_words(token.info)
@@ -176,8 +184,10 @@ def notebook(
     )
     expanded = expand_snippets(titled, snippets)
     lines = expanded.split("\n")
-    fences = {fence.line: fence for fence in fence_runs.spec_fences(expanded)}
-    cells = [v4.new_code_cell(install_cell(list(fences.values()), root, repo_url))]
+    tokens = fence_runs.fence_tokens(expanded)
+    fences = fence_runs.spec_fences_of(tokens)
+    by_line = {fence.line: fence for fence in fences}
+    cells = [_cell("code", install_cell(fences, root, repo_url))]
     markdown_parts: list[str] = []  # the markdown since the last code cell
     position = 0
 
@@ -186,9 +196,9 @@ def notebook(
         if body:
             markdown_parts.append(body)
 
-    for token in MarkdownIt("commonmark").parse(expanded):
-        fence = fences.get(token.map[0] + 1) if token.type == "fence" and token.map else None
-        if token.type != "fence" or not token.map or (fence is None and token.level):
+    for token in tokens:
+        fence = by_line.get(token.map[0] + 1)
+        if fence is None and token.level:
             continue
         add_prose(position, token.map[0])
         position = token.map[1]
@@ -196,22 +206,29 @@ def notebook(
             markdown_parts.append(_shown_fence(token))
             continue
         if markdown_parts:
-            cells.append(v4.new_markdown_cell("\n\n".join(markdown_parts)))
+            cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
             markdown_parts.clear()
-        cell = v4.new_code_cell(fence.code.rstrip("\n"))
         run = runs.get(fence.key, {}).get(fence.cpu_tag)
-        if run and run["outcome"] == "passed" and run["output"]:
-            cell.outputs = [v4.new_output("stream", name="stdout", text=run["output"] + "\n")]
-        cells.append(cell)
+        printed = run["output"] if run and run["outcome"] == "passed" else ""
+        cells.append(_cell("code", fence.code.rstrip("\n"), printed))
     add_prose(position, len(lines))
     if markdown_parts:
-        cells.append(v4.new_markdown_cell("\n\n".join(markdown_parts)))
-    book = v4.new_notebook(
-        cells=cells,
-        metadata={
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-            "language_info": {"name": "python"},
-        },
+        cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
+    for number, cell in enumerate(cells):
+        cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same notebook
+    book = nbformat.from_dict(
+        {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "cells": cells,
+            "metadata": {
+                "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                "language_info": {"name": "python"},
+            },
+        }
     )
-    nbformat.validate(book)
-    return nbformat.writes(book)
+    invalid: dict = {}
+    text = nbformat.writes(book, capture_validation_error=invalid)  # validates the whole notebook once
+    if invalid:
+        raise invalid["ValidationError"]
+    return text

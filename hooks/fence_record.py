@@ -13,6 +13,7 @@ Everything comes from the committed record `docs/fence-runs.json` (`hooks/fence_
 
 import html
 import posixpath
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 import fence_notebooks
@@ -58,7 +59,7 @@ def device_summary(label: str, runs: list[dict | None], *, with_device: bool) ->
     return f"{label} ({', '.join(facts)})" + (f": {'; '.join(notes)}" if notes else "")
 
 
-def stamp(fences: list[fence_runs.Fence], runs: dict[str, dict[str, dict]]) -> str:
+def stamp(fences: Sequence[fence_runs.Fence], runs: dict[str, dict[str, dict]]) -> str:
     """'검증: CPU (PyTorch …, date) · GPU (device, PyTorch …, date)' for a page's fences, from the record."""
     cpu = device_summary("CPU", [runs.get(f.key, {}).get(f.cpu_tag) for f in fences], with_device=False)
     on_device = [fence for fence in fences if fence.picks_device]

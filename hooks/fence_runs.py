@@ -13,6 +13,7 @@ does not (it runs once, on the CPU). A run is its outcome, what the fence printe
 duration, the PyTorch version, the device's name and the date.
 """
 
+import functools
 import hashlib
 import json
 import os
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 RECORD_NAME = "fence-runs.json"
 """The record's file name, in the docs folder (the built site carries a copy)."""
@@ -81,13 +83,25 @@ def key_of(chain: list[str]) -> str:
     return hashlib.sha256(json.dumps(chain, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
-def spec_fences(markdown: str) -> list[Fence]:
+_PARSER = MarkdownIt("commonmark")
+
+
+def fence_tokens(markdown: str) -> list[Token]:
+    """Every fenced block of a page (at any depth), as markdown-it reads them, in page order."""
+    return [token for token in _PARSER.parse(markdown) if token.type == "fence" and token.map]
+
+
+@functools.lru_cache(maxsize=256)
+def spec_fences(markdown: str) -> tuple[Fence, ...]:
     """The spec fences of a page, in page order, as pytest-markdown-docs collects them."""
+    return spec_fences_of(fence_tokens(markdown))
+
+
+def spec_fences_of(tokens: list[Token]) -> tuple[Fence, ...]:
+    """The spec fences among a page's fence tokens (`fence_tokens`)."""
     fences = []
     chain: list[str] = []
-    for token in MarkdownIt("commonmark").parse(markdown):
-        if token.type != "fence" or not token.map:
-            continue
+    for token in tokens:
         words = fence_words(token.info)
         if not words or words[0] not in PYTHON or "notest" in words[1:]:
             continue
@@ -101,10 +115,10 @@ def spec_fences(markdown: str) -> list[Fence]:
                 picks_device="pick_device(" in "".join(chain),
             )
         )
-    return fences
+    return tuple(fences)
 
 
-def pages_with_fences(docs: Path) -> dict[str, list[Fence]]:
+def pages_with_fences(docs: Path) -> dict[str, tuple[Fence, ...]]:
     """Every page of the docs folder that has spec fences (posix path relative to `docs`), sorted."""
     pages = {}
     for page in sorted(docs.rglob("*.md")):

@@ -14,75 +14,15 @@ from mkdocs.plugins import event_priority
 
 ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 DELIMITERS = re.compile(r"^\s*(?:\\\(|\\\[|\$\$?)(.*?)(?:\\\)|\\\]|\$\$?)\s*$", re.S)
-SYMBOLS = {
-    "alpha": "α",
-    "beta": "β",
-    "gamma": "γ",
-    "delta": "δ",
-    "epsilon": "ε",
-    "varepsilon": "ε",
-    "eta": "η",
-    "theta": "θ",
-    "lambda": "λ",
-    "mu": "μ",
-    "pi": "π",
-    "rho": "ρ",
-    "sigma": "σ",
-    "tau": "τ",
-    "phi": "φ",
-    "psi": "ψ",
-    "omega": "ω",
-    "Delta": "Δ",
-    "Sigma": "Σ",
-    "Omega": "Ω",
-    "sum": "Σ",
-    "prod": "Π",
-    "times": "×",
-    "cdot": "·",
-    "dots": "…",
-    "ldots": "…",
-    "cdots": "⋯",
-    "top": "T",
-    "in": "∈",
-    "to": "→",
-    "rightarrow": "→",
-    "leftarrow": "←",
-    "Rightarrow": "⇒",
-    "iff": "⇔",
-    "mid": "|",
-    "le": "≤",
-    "leq": "≤",
-    "ge": "≥",
-    "geq": "≥",
-    "neq": "≠",
-    "approx": "≈",
-    "infty": "∞",
-    "odot": "⊙",
-    "otimes": "⊗",
-    "partial": "∂",
-    "nabla": "∇",
-    "sim": "~",
-    "propto": "∝",
-    "lVert": "‖",
-    "rVert": "‖",
-    "lvert": "|",
-    "rvert": "|",
-    "langle": "⟨",
-    "rangle": "⟩",
-    "{": "{",
-    "}": "}",
-    "%": "%",
-    "_": "_",
-    "bmod": "mod",
-    "quad": " ",
-    "qquad": " ",
-    ",": " ",
-    ";": " ",
-    ":": " ",
-    "!": "",
-    " ": " ",
-    "\\": " ",
-}
+GREEK = "alpha beta gamma delta epsilon eta theta lambda mu pi rho sigma tau phi psi omega Delta Sigma Omega"
+OPERATORS = (
+    "varepsilon=ε sum=Σ prod=Π times=× cdot=· dots=… ldots=… cdots=⋯ top=T in=∈ to=→ rightarrow=→ leftarrow=← "
+    "Rightarrow=⇒ iff=⇔ mid=| le=≤ leq=≤ ge=≥ geq=≥ neq=≠ approx=≈ infty=∞ odot=⊙ otimes=⊗ partial=∂ nabla=∇ "
+    "sim=~ propto=∝ lVert=‖ rVert=‖ lvert=| rvert=| langle=⟨ rangle=⟩ bmod=mod"
+)
+SYMBOLS = dict(zip(GREEK.split(), "αβγδεηθλμπρστφψωΔΣΩ", strict=True))
+SYMBOLS.update(pair.split("=", 1) for pair in OPERATORS.split())
+SYMBOLS.update({"quad": " ", "qquad": " ", ",": " ", ";": " ", ":": " ", "!": "", " ": " ", "\\": " "})
 SUB = dict(zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True))
 SUP = dict(zip("0123456789+-=()abcdefghijklmnoprstuvwxyzHT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴴᵀ", strict=True))
 ARGUMENT = r"\{((?:[^{}]|\{[^{}]*\})*)\}"

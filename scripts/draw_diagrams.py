@@ -258,7 +258,7 @@ def bahdanau_luong() -> Diagram:
         (["GRU", "입력 $\\mathrm{emb}(y_{t-1})$"], "plain"),
         (["새 은닉 상태 $s_t$"], "plain"),
         (["어텐션", "쿼리 = $s_t$ → $c_t$"], "query"),
-        (["출력층", "$\\tanh(W_c[c_t; s_t])$ → 분포"], "plain"),
+        (["출력층", "$[c_t; s_t]$ → tanh → 분포"], "plain"),
     ]
     for x, column in ((left, bahdanau), (right, luong)):
         for y, (lines, kind) in zip(rows, column, strict=True):

@@ -35,10 +35,14 @@ from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
 
 from seq2seq_attention import (
+    EncoderRNN,
     InputError,
+    MeanEmbeddingClassifier,
+    SentimentClassifier,
     Vocabulary,
     build_classifier,
     build_model,
+    build_score,
     collate,
     lengths_to_mask,
     load_checkpoint,
@@ -354,6 +358,10 @@ def _entry_points():
         "build_model": (build_model, dict(decoder="gru", src_vocab_size=5, tgt_vocab_size=5, hidden_size=4)),
         "collate": (collate, {"examples": [([4, 2], [5, 2]), ([4], 1)]}),
         "lengths_to_mask": (lengths_to_mask, {"lengths": torch.tensor([2, 1]), "max_length": 2}),
+        "EncoderRNN": (EncoderRNN, {"input_size": 5, "hidden_size": 4}),
+        "SentimentClassifier": (SentimentClassifier, dict(vocab_size=5, embedding_size=4, hidden_size=2, dense_size=2)),
+        "MeanEmbeddingClassifier": (MeanEmbeddingClassifier, dict(vocab_size=5, embedding_size=4, dense_size=2)),
+        "build_score": (build_score, {"name": "dot", "hidden_size": 4}),
     }
 
 

@@ -327,3 +327,15 @@ def test_the_beam_button_shows_the_kept_hypotheses_and_the_result(live):
         ".map(li => li.querySelectorAll('.live-hyp').length);"
     )
     assert steps and all(count >= 4 for count in steps[:-1]), steps
+
+
+def test_opened_from_disk_the_page_says_why_and_keeps_its_controls_off(browser, built_site):  # noqa: F811
+    browser.get((built_site.root / "live.html").as_uri())
+    WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(lambda d: _state(d)["ready"] == "error")
+    state = _state(browser)
+    assert "file://" in state["message"] and "mkdocs serve" in state["message"]
+    controls = browser.execute_script(
+        "return [...document.querySelectorAll('#live-translator button, #live-translator input,"
+        " #live-translator select')].map(c => c.disabled);"
+    )
+    assert controls and all(controls), controls

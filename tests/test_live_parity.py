@@ -116,3 +116,16 @@ def test_a_bad_prefix_is_refused_with_what_was_expected(graphs, prefix, message)
     graph = graphs["bahdanau"]
     with pytest.raises(InputError, match=message):
         greedy_search(graph.forward_step, graph.init_state(encode("je suis fatigue .")), prefix=prefix)
+
+
+def test_the_sentence_lists_refuse_a_bad_destination_or_split(tmp_path):
+    from seq2seq_attention.core.errors import InputError
+
+    (tmp_path / "sentences.json").mkdir()
+    with pytest.raises(InputError, match="is a directory where a file should be written"):
+        export_sentences(tmp_path)
+    with pytest.raises(InputError, match="split must be one of"):
+        export_sentences(tmp_path / "new", "by_chance")
+    with pytest.raises(InputError, match="out must be a directory name"):
+        export_sentences(b"bytes")
+    assert not (tmp_path / "new").exists()

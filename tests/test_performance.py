@@ -7,12 +7,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.fused import fused_log_probs
 from benchmarks.run import epoch_flops, forward_flops
 from benchmarks.seed_loops import MAX_LENGTH, PerSentenceTrainer, TutorialTrainer, pad_to_max_length
 from seq2seq_attention.attention.scores import SCORES
 from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.errors import InputError
-from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from seq2seq_attention.core.training import learning_rate_at, make_optimizer
 from seq2seq_attention.translation.model import build_model
 from seq2seq_attention.translation.search import beam_search_decode, greedy_decode, translate
@@ -40,7 +41,8 @@ def random_batch(seed: int, B: int, S: int, T: int, V_src: int = 11, V: int = 13
     padded=st.booleans(),
     score=st.sampled_from(sorted(SCORES)),
 )
-def test_fused_forward_and_gradients_equal_the_step_loop(seed: int, B: int, S: int, T: int, padded: bool, score: str):
+def test_the_old_fused_path_equals_the_loop(seed: int, B: int, S: int, T: int, padded: bool, score: str):
+    """benchmarks/fused.py, the hand-written GRU the package trained with before issue 18, is the same function."""
     torch.manual_seed(seed)
     model = build_model("bahdanau", 11, 13, hidden_size=8, score=score).double().eval()  # eval: no dropout
     batch = random_batch(seed, B, S, T, padded=padded)
@@ -48,7 +50,7 @@ def test_fused_forward_and_gradients_equal_the_step_loop(seed: int, B: int, S: i
     reference[batch.target != PAD_IDX].sum().backward()
     expected = {name: p.grad.clone() for name, p in model.named_parameters()}
     model.zero_grad()
-    fused = model.training_log_probs(batch.source, batch.lengths, batch.target, batch.source_mask)  # (B, T, V)
+    fused = fused_log_probs(model, batch.source, batch.lengths, batch.target, batch.source_mask)  # (B, T, V)
     assert fused.shape == reference.shape == (B, batch.target.size(1), 13)
     torch.testing.assert_close(fused, reference, rtol=1e-10, atol=1e-10)
     fused[batch.target != PAD_IDX].sum().backward()
@@ -56,21 +58,36 @@ def test_fused_forward_and_gradients_equal_the_step_loop(seed: int, B: int, S: i
         torch.testing.assert_close(p.grad, expected[name], rtol=1e-9, atol=1e-10, msg=name)
 
 
-def test_training_log_probs_uses_the_model_when_it_must():
-    torch.manual_seed(0)
-    batch = random_batch(0, 3, 4, 3)
-    gru = build_model("gru", 11, 13, hidden_size=8).eval()
-    torch.testing.assert_close(
-        gru.training_log_probs(batch.source, batch.lengths, batch.target),
-        gru(batch.source, batch.lengths, batch.target)[0],
-    )
-    bahdanau = build_model("bahdanau", 11, 13, hidden_size=8).eval()
-    torch.manual_seed(1)
-    mixed = bahdanau.training_log_probs(
-        batch.source, batch.lengths, batch.target, teacher_forcing_ratio=0.0
-    )  # free running: the model's loop
-    torch.manual_seed(1)
-    torch.testing.assert_close(mixed, bahdanau(batch.source, batch.lengths, batch.target, teacher_forcing_ratio=0.0)[0])
+def step_by_step(model, batch, feed_own: bool = False) -> torch.Tensor:
+    """The tutorial's loop written out: `forward_step` per position, the true (or own) previous token fed back."""
+    state = model.decoder.init_state(*model.encode(batch.source, batch.lengths))
+    token = torch.full_like(batch.target[:, :1], SOS_IDX)  # (B, 1)
+    logits = []
+    for i in range(batch.target.size(1)):
+        step_logits, state, _ = model.decoder.forward_step(token, state)  # (B, 1, V)
+        logits.append(step_logits)
+        token = step_logits.argmax(dim=-1) if feed_own else batch.target[:, i : i + 1]  # (B, 1)
+    return torch.log_softmax(torch.cat(logits, dim=1), dim=-1)  # (B, T, V)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 1000), padded=st.booleans(), kind=st.sampled_from(["gru", "bahdanau", "luong"]))
+def test_the_training_loop_is_forward_step_at_every_position(seed: int, padded: bool, kind: str):
+    """Embedding all inputs at once and the output layer once change nothing: values and gradients, float64."""
+    torch.manual_seed(seed)
+    model = build_model(kind, 11, 13, hidden_size=8).double().eval()
+    batch = random_batch(seed, 3, 5, 4, padded=padded)
+    loop, _ = model(batch.source, batch.lengths, batch.target)  # (B, T, V)
+    loop[batch.target != PAD_IDX].sum().backward()
+    expected = {name: p.grad.clone() for name, p in model.named_parameters()}
+    model.zero_grad()
+    reference = step_by_step(model, batch)
+    torch.testing.assert_close(loop, reference, rtol=1e-10, atol=1e-10)
+    reference[batch.target != PAD_IDX].sum().backward()
+    for name, p in model.named_parameters():
+        torch.testing.assert_close(expected[name], p.grad, rtol=1e-9, atol=1e-10, msg=name)
+    own, _ = model(batch.source, batch.lengths, batch.target, teacher_forcing_ratio=0.0)  # the mixed schedule at 0
+    torch.testing.assert_close(own, step_by_step(model, batch, feed_own=True), rtol=1e-10, atol=1e-10)
 
 
 def test_cosine_schedule_warms_up_then_decays_to_zero():
@@ -212,6 +229,6 @@ def test_the_performance_tables_are_what_the_benchmark_json_makes():
 
     committed = (tables.OUT / "tables.ko.md").read_text(encoding="utf-8")
     assert committed == tables.render(*tables.load()), "run python -m benchmarks.tables"
-    one, two, _ = tables.load()
+    one, two, _, _ = tables.load()
     rendered = tables.targets(one, two)
     assert any("아니오" in row for row in rendered) and any(row.endswith("| 예 |") for row in rendered)

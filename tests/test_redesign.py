@@ -25,7 +25,7 @@ from seq2seq_attention.sentiment.classifier import build_classifier
 from seq2seq_attention.translation import corpus, model, search
 from seq2seq_attention.translation import train as translation_train
 from seq2seq_attention.translation.corpus import load_pairs, split_pairs
-from seq2seq_attention.translation.decoders import DECODER_SCORES
+from seq2seq_attention.translation.decoders import DECODERS
 from seq2seq_attention.translation.search import translate
 from seq2seq_attention.translation.train import TrainConfig, train
 
@@ -178,7 +178,7 @@ PAIRS = load_pairs()[:120]  # the first bundled pairs: a few of them are held ou
 
 
 @pytest.mark.parametrize(
-    ("decoder", "score"), [(d, s) for d, scores in DECODER_SCORES.items() for s in (scores or (None,))]
+    ("decoder", "score"), [(d, s) for d, (_, scores) in DECODERS.items() for s in (scores or (None,))]
 )
 def test_every_decoder_and_score_of_the_table_trains_checkpoints_resumes_and_translates(tmp_path, decoder, score):
     config = TrainConfig(decoder=decoder, score=score, hidden_size=8, batch_size=4, epochs=2, seed=1)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seq2seq_attention import (
-    DECODER_SCORES,
+    DECODERS,
     SCORES,
     AdditiveScore,
     BahdanauAttention,
@@ -119,7 +119,7 @@ def test_dot_attention_is_sdpa(scaled):
 def test_every_decoder_scores_with_what_the_table_names():
     from seq2seq_attention import build_model
 
-    for decoder, allowed in DECODER_SCORES.items():
+    for decoder, (_, allowed) in DECODERS.items():
         default = build_model(decoder, 11, 13, hidden_size=8)
         if not allowed:
             assert default.decoder.attention is None and default.config["score"] is None

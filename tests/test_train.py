@@ -45,7 +45,7 @@ def quiet(_: str) -> None:
 
 
 def test_registry_and_build_model():
-    assert DECODERS["gru"] is DecoderRNN and DECODERS["bahdanau"] is AttnDecoderRNN
+    assert DECODERS["gru"].decoder is DecoderRNN and DECODERS["bahdanau"].decoder is AttnDecoderRNN
     model = build_model("bahdanau", 11, 13, hidden_size=8, dropout=0.2)
     assert isinstance(model, Seq2Seq) and model.config["tgt_vocab_size"] == 13
     assert model.decoder.dropout.p == 0.2 and model.encoder.dropout.p == 0.2

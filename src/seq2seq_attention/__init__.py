@@ -37,7 +37,7 @@ from .core.vocabulary import Vocabularies, Vocabulary
 from .sentiment.classifier import MeanEmbeddingClassifier, SentimentClassifier, build_classifier
 from .translation.corpus import load_pairs, normalize_string, split_pairs
 from .translation.decoders import (
-    DECODER_SCORES,
+    DECODERS,
     MAX_LENGTH,
     AttnDecoderRNN,
     DecoderRNN,
@@ -46,12 +46,11 @@ from .translation.decoders import (
     StepDecoder,
 )
 from .translation.encoder import EncoderRNN
-from .translation.model import DECODERS, Seq2Seq, build_model
+from .translation.model import Seq2Seq, build_model
 from .translation.search import beam_search_decode, greedy_decode, translate
 
 __all__ = [
     "DECODERS",
-    "DECODER_SCORES",
     "EOS_IDX",
     "MAX_LENGTH",
     "PAD_IDX",

@@ -12,12 +12,13 @@
     luong: { dir: "live/luong/", label: "루옹(크기 조정 내적 점수)" },
   };
   const $ = (name, scope = root) => scope.querySelector(`[data-live="${name}"]`);
-  const started = performance.now();
   const loaded = {};  // model name -> {encoder, step}
   let vocab = null, splits = null, first = true, busy = 0, run = 0;
   let settling = true;  // until the second model has loaded (or failed to) and translated: data-done stays false
   let current = null;  // the sentence shown: {words, ids, source, results: {model: decoded}, forced: {model: tokens}}
-  const live = { models: loaded, times: {} };  // times: ms after the script started, per phase  // what the browser test calls: the same functions the page uses
+  // What the browser test calls: the same functions the page uses; times: when each model was ready, in ms after the
+  // page started loading (performance.now() counts from the navigation's start).
+  const live = { models: loaded, times: {} };
   window.liveApi = live;
 
   // ---------- input: normalise, check, say where a sentence comes from ----------
@@ -176,8 +177,10 @@
 
   function enableControls() {  // after a run: every control, less the chosen candidates and models not yet loaded
     root.dataset.busy = "false";
+    const broken = root.dataset.ready === "error";  // nothing to run: the controls stay off
     root.querySelectorAll("button, input, select, option").forEach((control) => {
-      control.disabled = control.dataset.off === "true" || (control.dataset.model !== undefined && !loaded[control.dataset.model]);
+      control.disabled = broken || control.dataset.off === "true"
+        || (control.dataset.model !== undefined && !loaded[control.dataset.model]);
     });
   }
 
@@ -303,7 +306,7 @@
         source: current.source, luong: current.results.luong ?? null };
       if (first) {
         first = false;
-        window.liveFirstTranslationMs = performance.now() - started;
+        window.liveFirstTranslationMs = performance.now();  // since the page started loading
         $("latency").textContent = `이 브라우저에서 페이지를 연 뒤 첫 번역까지 ${Math.round(window.liveFirstTranslationMs)} ms`;
       }
     } finally {
@@ -487,7 +490,7 @@
   async function openModel(model, [encoder, step]) {  // the first session made also starts the runtime
     const encoderSession = await ort.InferenceSession.create(await encoder);
     loaded[model] = { encoder: encoderSession, step: await ort.InferenceSession.create(await step) };
-    live.times[model] = performance.now() - started;
+    live.times[model] = performance.now();
     root.dataset[model] = "ready";
   }
 

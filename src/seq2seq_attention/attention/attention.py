@@ -27,22 +27,35 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Ten
         mask: (B, S), True for real positions; None means every position is real.
         returns: same shape as `scores`.
     """
-    sizes = check_tensor("scores", scores, ("B", "T", "S"), dtype="float")
-    if mask is None:
-        return F.softmax(scores, dim=-1)
-    check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")
-    check_same_device(scores=scores, mask=mask)
+    _check_masked_softmax(scores, mask)
     return _masked_softmax(scores, mask)  # (B, T, S)
 
 
-def _masked_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """`masked_softmax` without the checks, for loops that checked their inputs once."""
+def _masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    if mask is None:
+        return F.softmax(scores, dim=-1)  # (B, T, S)
     keep = mask.unsqueeze(1)  # (B, 1, S)
     scores = scores.masked_fill(~keep, torch.finfo(scores.dtype).min)  # (B, T, S)
     return F.softmax(scores, dim=-1).masked_fill(~keep, 0.0)  # (B, T, S)
 
 
 # --8<-- [end:masked_softmax]
+
+
+# --8<-- [start:hide_padding]
+def hide_padding(keys: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    """The keys with padded positions zeroed, once per sentence: whatever padding holds (even NaN) never leaks."""
+    return keys if mask is None else keys.masked_fill(~mask.unsqueeze(2), 0.0)  # (B, S, Hk)
+
+
+# --8<-- [end:hide_padding]
+
+
+def _check_masked_softmax(scores: object, mask: object) -> None:
+    sizes = check_tensor("scores", scores, ("B", "T", "S"), dtype="float")
+    if mask is not None:
+        check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")
+        check_same_device(scores=scores, mask=mask)
 
 
 class Attention(nn.Module):
@@ -86,13 +99,15 @@ class Attention(nn.Module):
         self._check(query, keys, mask, proj_keys)
         if proj_keys is None:
             proj_keys = self.project_keys(keys)  # (B, S, Hp)
+        return self.attend(query, hide_padding(keys, mask), mask, proj_keys)  # (B, T, Hk), (B, T, S)
+
+    def attend(
+        self, query: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor | None, proj_keys: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """`forward` after its checks, for keys whose padding is already zero: what a decoder calls per step."""
         scores = self.score.compare(query, proj_keys)  # (B, T, S)
-
-        weights = masked_softmax(scores, mask)  # (B, T, S)
-        if mask is not None:
-            keys = keys.masked_fill(~mask.unsqueeze(2), 0.0)  # (B, S, Hk): padding never leaks, even NaN
+        weights = _masked_softmax(scores, mask)  # (B, T, S)
         context = torch.bmm(weights, keys)  # (B, T, Hk)
-
         return context, weights
 
     # --8<-- [end:forward]
@@ -120,11 +135,26 @@ class Attention(nn.Module):
             check_module_dtype(self, proj_keys, "proj_keys")
 
 
+class _ScoreLayer:
+    """A layer of the score, declared on the attention under the formula's name: `attention.Wa` is `attention.score.Wa`.
+
+    The layers live (and are saved) in the score module only; this is a second name, not a second layer.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, attention: Attention | None, owner: type | None = None) -> "nn.Linear | _ScoreLayer":
+        if attention is None:  # read on the class (help, documentation tools): the declaration itself
+            return self
+        return getattr(attention.score, self.name)
+
+
 class BahdanauAttention(Attention):
     """Additive attention: score(q, k_j) = v_a^T tanh(W_a q + U_a k_j), as an `Attention`.
 
-    The layers `Wa`, `Ua`, `Va` live in its `AdditiveScore` (`attention.score`); they are
-    reachable here too, under the names of the formula and the tutorial.
+    The layers `Wa`, `Ua`, `Va` live in its `AdditiveScore` (`attention.score`); the properties of
+    the same names reach them here, under the names of the formula and the tutorial.
 
     Args:
         hidden_size: H, the size of the projected query and keys (the tanh layer).
@@ -138,16 +168,16 @@ class BahdanauAttention(Attention):
 
     score: AdditiveScore
 
-    FROM_SCORE = ("Wa", "Ua", "Va", "hidden_size", "query_size", "key_size")
-    """Names read from the score module: `attention.Wa` is `attention.score.Wa`."""
-
     def __init__(self, hidden_size: int, query_size: int | None = None, key_size: int | None = None) -> None:
         super().__init__(AdditiveScore(hidden_size, query_size, key_size))
+        self.hidden_size, self.query_size, self.key_size = hidden_size, self.score.query_size, self.score.key_size
 
-    def __getattr__(self, name: str) -> object:
-        if name in BahdanauAttention.FROM_SCORE:
-            return getattr(self.score, name)
-        return super().__getattr__(name)
+    Wa = _ScoreLayer()
+    """W_a, the query's layer: `score.Wa`."""
+    Ua = _ScoreLayer()
+    """U_a, the keys' layer: `score.Ua`."""
+    Va = _ScoreLayer()
+    """v_a, the layer that reduces each (step, position) to one score: `score.Va`."""
 
 
 def build_attention(score: str, hidden_size: int) -> Attention:

@@ -38,52 +38,18 @@ def _check_pair(query: object, keys: object, query_size: int | None, key_size: i
     return sizes
 
 
-# --8<-- [start:dot]
-def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    """Luong's dot score: the inner product of the query with every key.
-
-    Shapes:
-        query: (B, T, H).
-        keys: (B, S, H), the same H as the query.
-        returns: (B, T, S).
-
-    Raises:
-        InputError: a query and keys of different sizes, devices or dtypes.
-    """
+def _check_dot(query: object, keys: object) -> None:
     sizes = _check_pair(query, keys, None, None)
     if sizes["Hq"] != sizes["Hk"]:
         raise InputError(f"dot_score needs query and keys of one size H, got {query.size(-1)} and {keys.size(-1)}")
-    return torch.bmm(query, keys.transpose(1, 2))  # (B, T, H) @ (B, H, S) -> (B, T, S)
-
-
-# --8<-- [end:dot]
-
-
-# --8<-- [start:scaled_dot]
-def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    """The dot score divided by sqrt(H), the Transformer's scaling.
-
-    With unit-variance entries a dot product of H terms has variance H; dividing by sqrt(H)
-    brings it back to 1, so the softmax does not saturate as H grows.
-
-    Shapes:
-        query: (B, T, H).
-        keys: (B, S, H).
-        returns: (B, T, S).
-
-    Raises:
-        InputError: as `dot_score`, or H = 0 (there is nothing to scale by).
-    """
-    if isinstance(keys, torch.Tensor) and keys.dim() == 3 and keys.size(-1) == 0:
-        raise InputError("scaled_dot_score needs H >= 1, got keys with H=0")
-    return dot_score(query, keys) / math.sqrt(keys.size(-1))  # (B, T, S)
-
-
-# --8<-- [end:scaled_dot]
 
 
 class _Score(nn.Module):
-    """What every score module has: sizes, `project_keys`, `compare`, and a checked `forward`."""
+    """What every score module has: sizes, `project_keys`, `compare`, and a checked `forward`.
+
+    `forward(query, keys)` is ``compare(query, project_keys(keys))`` behind the input checks, for
+    a caller that scores once; `Attention` calls the two halves itself, keys projected once.
+    """
 
     query_size: int
     key_size: int
@@ -104,16 +70,12 @@ class _Score(nn.Module):
         return self.compare(query, self.project_keys(keys))  # (B, T, S)
 
 
+# --8<-- [start:dot]
 class DotScore(_Score):
-    """`dot_score` as a module without parameters, so that every score can be built by name.
-
-    Args:
-        hidden_size: H, the size of both the query and the keys.
+    """Luong's dot score: the inner product of the query with every key (no parameters).
 
     Shapes:
-        query: (B, T, H).
-        keys: (B, S, H).
-        returns: (B, T, S).
+        query: (B, T, H); keys: (B, S, H), the same H; returns (B, T, S).
     """
 
     def __init__(self, hidden_size: int) -> None:
@@ -121,27 +83,32 @@ class DotScore(_Score):
         self.hidden_size = self.query_size = self.key_size = self.projected_size = hidden_size
 
     def compare(self, query: torch.Tensor, proj_keys: torch.Tensor) -> torch.Tensor:
-        return torch.bmm(query, proj_keys.transpose(1, 2))  # (B, T, S)
+        return torch.bmm(query, proj_keys.transpose(1, 2))  # (B, T, H) @ (B, H, S) -> (B, T, S)
 
 
+# --8<-- [end:dot]
+
+
+# --8<-- [start:scaled_dot]
 class ScaledDotScore(DotScore):
-    """`scaled_dot_score` as a module without parameters.
+    """The dot score divided by sqrt(H), the Transformer's scaling.
 
-    Shapes:
-        query: (B, T, H).
-        keys: (B, S, H).
-        returns: (B, T, S).
+    With unit-variance entries a dot product of H terms has variance H; dividing by sqrt(H)
+    brings it back to 1, so the softmax does not saturate as H grows.
     """
 
     def compare(self, query: torch.Tensor, proj_keys: torch.Tensor) -> torch.Tensor:
-        return torch.bmm(query, proj_keys.transpose(1, 2)) / math.sqrt(self.hidden_size)  # (B, T, S)
+        return super().compare(query, proj_keys) / math.sqrt(self.hidden_size)  # (B, T, S)
 
 
-class GeneralScore(_Score):
+# --8<-- [end:scaled_dot]
+
+
+class GeneralScore(DotScore):
     """Luong's general (bilinear) score: q^T W k.
 
     The keys are mapped into the query's space once (`W k`, `project_keys`), then compared
-    with a dot product, so the query and keys may have different sizes.
+    with the dot score, so the query and keys may have different sizes.
 
     Args:
         query_size: Hq.
@@ -154,19 +121,37 @@ class GeneralScore(_Score):
     """
 
     def __init__(self, query_size: int, key_size: int | None = None) -> None:
-        super().__init__()
-        self.query_size = self.projected_size = query_size
+        super().__init__(query_size)
         self.key_size = key_size or query_size
         self.W = nn.Linear(self.key_size, query_size, bias=False)  # W: (Hq, Hk)
 
     # --8<-- [start:general]
     def project_keys(self, keys: torch.Tensor) -> torch.Tensor:
-        return self.W(keys)  # (B, S, Hk) -> (B, S, Hq): W k for every key, once
-
-    def compare(self, query: torch.Tensor, proj_keys: torch.Tensor) -> torch.Tensor:
-        return torch.bmm(query, proj_keys.transpose(1, 2))  # (B, T, Hq) @ (B, Hq, S) -> (B, T, S)
+        return self.W(keys)  # (B, S, Hk) -> (B, S, Hq): W k for every key, once; `compare` is the dot score's
 
     # --8<-- [end:general]
+
+
+def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """`DotScore` as a function, with its input checks: (B, T, H) and (B, S, H) -> (B, T, S).
+
+    Raises:
+        InputError: a query and keys of different sizes, devices or dtypes.
+    """
+    _check_dot(query, keys)
+    return DotScore(keys.size(-1)).compare(query, keys)  # (B, T, S)
+
+
+def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """`ScaledDotScore` as a function, with its input checks: (B, T, H) and (B, S, H) -> (B, T, S).
+
+    Raises:
+        InputError: as `dot_score`, or H = 0 (there is nothing to scale by).
+    """
+    if isinstance(keys, torch.Tensor) and keys.dim() == 3 and keys.size(-1) == 0:
+        raise InputError("scaled_dot_score needs H >= 1, got keys with H=0")
+    _check_dot(query, keys)
+    return ScaledDotScore(keys.size(-1)).compare(query, keys)  # (B, T, S)
 
 
 class AdditiveScore(_Score):
@@ -231,6 +216,6 @@ def build_score(name: str, hidden_size: int) -> _Score:
     Raises:
         InputError: an unknown name, listing the known ones.
     """
-    if name not in SCORES:
+    if not isinstance(name, str) or name not in SCORES:
         raise InputError(f"unknown score {echo(name)}; expected one of {', '.join(SCORES)}")
     return SCORES[name](hidden_size)

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import torch
 
+from ..core.config import saved_setting
 from ..core.device import parse_device
 from ..core.errors import InputError
-from ..core.files import check_destination
+from ..core.files import EXPORT_NAMES, check_destination, staged_writes
 from ..translation.corpus import split_lines
 from ..translation.decoders import MAX_LENGTH
 from ..translation.export import export_onnx, export_sentences
@@ -104,9 +105,12 @@ def run_export(args: argparse.Namespace) -> int:
     check_output_directory(args.out, "--out")
     check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
     translator = load_translator(args.checkpoint or default_checkpoint(), "cpu")
-    saved = translator.training.get("config")
-    split = str(saved.get("split", "by_english")) if isinstance(saved, dict) else "by_english"
-    for path in [*export_onnx(translator.model, translator.vocabs, args.out), export_sentences(args.out, split)]:
+    split = saved_setting(TrainConfig, translator.training, "split", f"checkpoint {translator.path}")
+    targets = [args.out / name for name in EXPORT_NAMES]
+    with staged_writes(*targets) as staged:  # the graphs and the sentences land together or not at all
+        export_onnx(translator.model, translator.vocabs, staged[0].parent)
+        export_sentences(staged[0].parent, split)
+    for path in targets:
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")
     return 0
 

@@ -11,6 +11,7 @@ from typing import NamedTuple
 import torch
 from torch.utils.data import Sampler
 
+from .checks import is_int
 from .errors import InputError, echo
 from .tokens import PAD_IDX
 
@@ -89,7 +90,7 @@ def collate(examples: Sequence[tuple[Sequence[int], Sequence[int] | float]]) -> 
 def _check_mask_arguments(lengths: object, max_length: object) -> None:
     if not isinstance(lengths, torch.Tensor) or lengths.dim() != 1 or lengths.is_floating_point():
         raise InputError(f"lengths must be a (B,) integer tensor, got {echo(lengths, 80)}")
-    if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 0:
+    if not is_int(max_length) or max_length < 0:
         raise InputError(f"max_length must be an int >= 0, got {echo(max_length)}")
 
 

@@ -35,6 +35,7 @@ from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
 from torch import nn
 
+from .checks import is_int
 from .errors import InputError, echo
 from .files import check_destination, staged_writes
 from .vocabulary import Vocabularies, Vocabulary
@@ -275,7 +276,7 @@ def _read_document(directory: Path) -> dict:
 def _check_training_record(json_path: Path, training: dict) -> None:
     """The finished epochs (an int >= 0) and the history (a list of objects) that resuming reads."""
     epoch = training.get("epoch", 0)
-    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+    if not is_int(epoch) or epoch < 0:
         raise InputError(f"checkpoint file {json_path} is corrupted: 'epoch' must be an int >= 0, got {echo(epoch)}")
     history = training.get("history", [])
     if not isinstance(history, list) or not all(isinstance(record, dict) for record in history):

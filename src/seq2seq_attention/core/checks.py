@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-from .errors import InputError
+from .errors import InputError, echo
 
 Dim = str | int
 
@@ -109,12 +109,57 @@ def check_module_dtype(module: torch.nn.Module, tensor: torch.Tensor, name: str)
 
 
 def check_indices(name: str, tensor: torch.Tensor, vocab_size: int) -> None:
-    """Check that every token index is in ``[0, vocab_size)``."""
-    if tensor.numel() and (int(tensor.min()) < 0 or int(tensor.max()) >= vocab_size):
+    """Check that every token index is in ``[0, vocab_size)`` (one reduction, one read of two numbers)."""
+    if not tensor.numel():
+        return
+    low, high = torch.stack(torch.aminmax(tensor)).tolist()
+    if low < 0 or high >= vocab_size:
         raise InputError(
-            f"{name} holds token indices in [{int(tensor.min())}, {int(tensor.max())}], "
+            f"{name} holds token indices in [{low}, {high}], "
             f"expected [0, {vocab_size - 1}] for a vocabulary of {vocab_size}"
         )
+
+
+def check_tokens(module: torch.nn.Module, input: object, lengths: object, vocab_size: int) -> dict[str, int]:
+    """Check a batch of token indices (B, S) for `module`'s embedding, and its lengths when given.
+
+    Returns:
+        the sizes ``{"B": ..., "S": ...}``.
+
+    Raises:
+        InputError: not a (B, S) long tensor, an empty batch, an index outside the vocabulary,
+            bad lengths, or a module on another device.
+    """
+    sizes = check_tensor("input", input, ("B", "S"), dtype="long")
+    if sizes["B"] == 0 or sizes["S"] == 0:
+        raise InputError(f"input must hold at least one sentence of at least one token, got {tuple(input.shape)}")
+    check_indices("input", input, vocab_size)
+    check_module_device(module, check_same_device(input=input), "the inputs")
+    if lengths is not None:
+        check_lengths(lengths, sizes["B"], sizes["S"])
+    return sizes
+
+
+def is_int(value: object) -> bool:
+    """True for an int that is not a bool (``True`` is an int to Python, not a count to a user)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> bool:
+    """True for an int or a float that is not a bool."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def check_size(name: str, value: object, high: int) -> None:
+    """Check a layer or vocabulary size: an int in [1, high]."""
+    if not is_int(value) or not 1 <= value <= high:
+        raise InputError(f"{name} must be an int in [1, {high}], got {echo(value)}")
+
+
+def check_dropout(name: str, value: object) -> None:
+    """Check a dropout probability: a number in [0, 1)."""
+    if not is_number(value) or not 0.0 <= value < 1.0:
+        raise InputError(f"{name} must be a number in [0, 1), got {echo(value)}")
 
 
 def check_lengths(lengths: object, batch_size: int, max_length: int) -> None:
@@ -128,6 +173,18 @@ def check_lengths(lengths: object, batch_size: int, max_length: int) -> None:
         raise InputError("lengths must hold real values (on cpu or cuda), got a tensor on the meta device")
     if lengths.numel() and (int(lengths.min()) < 1 or int(lengths.max()) > max_length):
         raise InputError(f"lengths must lie in [1, S={max_length}], got {lengths.tolist()}")
+
+
+def check_sizes(what: str, **sizes: object) -> None:
+    """Check that every layer size given to a module's constructor is an int of at least 1.
+
+    Raises:
+        InputError: naming the module, the size and what came
+            (``EncoderRNN: hidden_size must be an int >= 1, got -1``).
+    """
+    for name, value in sizes.items():
+        if not is_int(value) or value < 1:
+            raise InputError(f"{what}: {name} must be an int >= 1, got {value!r:.80}")
 
 
 MAX_PARAMETERS = 1 << 28

@@ -12,6 +12,7 @@ import typing
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .checks import is_int, is_number
 from .errors import InputError, echo
 
 
@@ -91,10 +92,10 @@ def check_value(name: str, field: dataclasses.Field, value: object, *, item: boo
         if not isinstance(value, bool):
             raise InputError(f"{name} must be true or false, got {echo(value)}")
         return value
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+    if kind is int and not is_int(value):
         raise InputError(f"{name} must be an integer, got {echo(value)}")
     if kind is float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if not is_number(value):
             raise InputError(f"{name} must be a number, got {echo(value)}")
         value = float(value)
         if not math.isfinite(value):

@@ -23,7 +23,10 @@ STAGING_PREFIX = ".staging-"
 """The hidden folder a write is staged in, next to its destination; removed whatever happens."""
 
 EXPORT_FILES = ("encoder.onnx", "step.onnx", "vocabularies.json")
-"""The files an ONNX export writes (`translation.export.export_onnx`)."""
+"""The files `translation.export.export_onnx` writes."""
+
+EXPORT_NAMES = (*EXPORT_FILES, "sentences.json")
+"""Every file of an export folder: the graphs, the vocabularies and the sentences (`export-onnx`)."""
 
 
 def artifact_kind(path: Path) -> str | None:
@@ -43,7 +46,7 @@ def artifact_kind(path: Path) -> str | None:
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return "a checkpoint"
         return f"a {task} checkpoint" if isinstance(task, str) and task.isidentifier() else "a checkpoint"
-    if any((path / name).exists() for name in EXPORT_FILES):
+    if any((path / name).exists() for name in EXPORT_NAMES):
         return "an ONNX export"
     return "a directory"
 
@@ -79,7 +82,7 @@ def check_destination(path: Path, kind: str, *, overwrite: bool, what: str) -> N
 def _check_export_names(path: Path, kind: str, what: str) -> None:
     if kind != "an ONNX export":
         return
-    for name in EXPORT_FILES:
+    for name in EXPORT_NAMES:
         target = path / name
         if target.exists() and not target.is_file():
             raise InputError(f"{what} {str(path)!r}: {name} is a directory where the export's file should go")

@@ -22,8 +22,7 @@ def checksum_split(
     Raises:
         InputError: `held_out` outside (0, modulus).
     """
-    if not 0 < held_out < modulus:
-        raise InputError(f"held_out must lie in (0, {modulus}), got {held_out}")
+    _check_held_out(held_out, modulus)
     train, test = [], []
     for item in items:
         bucket = zlib.crc32((salt + key(item)).encode("utf-8")) % modulus
@@ -32,3 +31,8 @@ def checksum_split(
 
 
 # --8<-- [end:split]
+
+
+def _check_held_out(held_out: int, modulus: int) -> None:
+    if not 0 < held_out < modulus:
+        raise InputError(f"held_out must lie in (0, {modulus}), got {held_out}")

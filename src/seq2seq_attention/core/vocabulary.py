@@ -88,6 +88,28 @@ class Vocabulary:
         Raises:
             InputError: the sentence is empty, or holds unknown words and `unknown="error"`.
         """
+        words = self._check_sentence(sentence, unknown)  # the words, each known unless unknown="unk"
+        indices = [self.word2index.get(word, UNK_IDX) for word in words]
+        return indices + [EOS_IDX] if add_eos else indices
+
+    def decode(self, indices: Iterable[int], *, stop_at_eos: bool = True) -> str:
+        """Map indices back to words, stopping at `<eos>` and leaving out `<pad>`/`<sos>`/`<eos>`.
+
+        Raises:
+            InputError: an index outside ``[0, len(self))`` (before the first `<eos>` when stopping there).
+        """
+        words = []
+        for index in self._check_indices(indices, stop_at_eos):
+            if index == EOS_IDX and stop_at_eos:
+                break
+            if index in (PAD_IDX, SOS_IDX, EOS_IDX):
+                continue
+            words.append(self.index2word[index])
+        return " ".join(words)
+
+    # --8<-- [end:encode]
+
+    def _check_sentence(self, sentence: object, unknown: str) -> list[str]:
         words = sentence.split() if isinstance(sentence, str) else _check_tokens(sentence)
         if not words:
             raise InputError(f"the sentence is empty: {echo(sentence)}")
@@ -101,27 +123,16 @@ class Vocabulary:
                 )
         elif unknown != "unk":
             raise InputError(f"unknown must be 'error' or 'unk', got {echo(unknown)}")
-        indices = [self.word2index.get(word, UNK_IDX) for word in words]
-        return indices + [EOS_IDX] if add_eos else indices
+        return words
 
-    def decode(self, indices: Iterable[int], *, stop_at_eos: bool = True) -> str:
-        """Map indices back to words, stopping at `<eos>` and leaving out `<pad>`/`<sos>`/`<eos>`.
-
-        Raises:
-            InputError: an index outside ``[0, len(self))``.
-        """
-        words = []
-        for index in _check_indices(indices):
+    def _check_indices(self, indices: object, stop_at_eos: bool) -> list[int]:
+        checked = _check_indices(indices)
+        for index in checked:
             if not 0 <= index < len(self.index2word):
                 raise InputError(f"index {index} is outside the {self.name} vocabulary [0, {len(self) - 1}]")
             if index == EOS_IDX and stop_at_eos:
                 break
-            if index in (PAD_IDX, SOS_IDX, EOS_IDX):
-                continue
-            words.append(self.index2word[index])
-        return " ".join(words)
-
-    # --8<-- [end:encode]
+        return checked
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: the name, the words in index order and their counts."""

@@ -10,30 +10,13 @@ from torch import nn
 
 from ..attention.attention import BahdanauAttention
 from ..core.batching import lengths_to_mask
-from ..core.checks import (
-    check_indices,
-    check_lengths,
-    check_module_device,
-    check_parameter_budget,
-    check_same_device,
-    check_tensor,
-)
+from ..core.checks import check_dropout, check_parameter_budget, check_size, check_sizes, check_tokens
 from ..core.errors import InputError, echo
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
 
 CLASSIFIER_KINDS = ("attention", "bilstm", "mean")
 """`attention`: the course notes' model; `bilstm`: the same without attention; `mean`: averaged embeddings."""
-
-
-def _check_inputs(module: nn.Module, input: torch.Tensor, lengths: torch.Tensor, vocab_size: int) -> dict[str, int]:
-    sizes = check_tensor("input", input, ("B", "S"), dtype="long")
-    if sizes["B"] == 0 or sizes["S"] == 0:
-        raise InputError(f"input must hold at least one sentence of at least one token, got {tuple(input.shape)}")
-    check_indices("input", input, vocab_size)
-    check_lengths(lengths, sizes["B"], sizes["S"])
-    check_module_device(module, check_same_device(input=input), "the inputs")
-    return sizes
 
 
 MAX_SIZE = 1 << 20
@@ -76,6 +59,8 @@ class SentimentClassifier(nn.Module):
     ) -> None:
         super().__init__()
         self.config: dict = {}  # set by `build_classifier`: what a checkpoint saves to rebuild the model
+        sizes = dict(embedding_size=embedding_size, hidden_size=hidden_size, attention_size=attention_size)
+        check_sizes("SentimentClassifier", vocab_size=vocab_size, dense_size=dense_size, **sizes)
         # --8<-- [start:init]
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
         self.lstm1 = nn.LSTM(embedding_size, hidden_size, batch_first=True, bidirectional=True)
@@ -97,7 +82,7 @@ class SentimentClassifier(nn.Module):
 
     # --8<-- [start:forward]
     def forward(self, input: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        sizes = _check_inputs(self, input, lengths, self.embedding.num_embeddings)
+        sizes = check_tokens(self, input, lengths, self.embedding.num_embeddings)
         mask = lengths_to_mask(lengths.to(input.device), sizes["S"])  # (B, S)
 
         embedded = self.embedding(input)  # (B, S, E)
@@ -136,6 +121,8 @@ class MeanEmbeddingClassifier(nn.Module):
     def __init__(self, vocab_size: int, embedding_size: int = 128, dense_size: int = 20, dropout_p: float = 0.5):
         super().__init__()
         self.config: dict = {}  # set by `build_classifier`
+        sizes = dict(vocab_size=vocab_size, embedding_size=embedding_size, dense_size=dense_size)
+        check_sizes("MeanEmbeddingClassifier", **sizes)
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
         self.dense = nn.Linear(embedding_size, dense_size)
         self.dropout = nn.Dropout(dropout_p)
@@ -147,7 +134,7 @@ class MeanEmbeddingClassifier(nn.Module):
         return {"source": self.embedding.num_embeddings}
 
     def forward(self, input: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, None]:
-        sizes = _check_inputs(self, input, lengths, self.embedding.num_embeddings)
+        sizes = check_tokens(self, input, lengths, self.embedding.num_embeddings)
         lengths = lengths.to(input.device)
         mask = lengths_to_mask(lengths, sizes["S"])  # (B, S)
         embedded = self.embedding(input) * mask.unsqueeze(2)  # (B, S, E), zero on padding
@@ -167,18 +154,14 @@ def build_classifier(kind: str, vocab_size: int, **options: object) -> Sentiment
     if kind not in CLASSIFIER_KINDS:
         raise InputError(f"unknown classifier kind {echo(kind)}; choose from {list(CLASSIFIER_KINDS)}")
     for name, value in {"vocab_size": vocab_size, **options}.items():
-        if name.endswith("_size") and (
-            isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SIZE
-        ):
-            raise InputError(f"{name} must be an int in [1, {MAX_SIZE}], got {echo(value)}")
+        if name.endswith("_size"):
+            check_size(name, value, MAX_SIZE)
     sizes = {"embedding_size": 128, "hidden_size": 64, "attention_size": 64, "dense_size": 20, **options}
     E, H = sizes["embedding_size"], sizes["hidden_size"]
     check_parameter_budget(
         f"a {kind} classifier", vocab_size * E + 8 * H * (E + 3 * H) + 12 * H * sizes["attention_size"]
     )
-    dropout = options.get("dropout_p", 0.5)
-    if isinstance(dropout, bool) or not isinstance(dropout, int | float) or not 0.0 <= dropout < 1.0:
-        raise InputError(f"dropout_p must be a number in [0, 1), got {echo(dropout)}")
+    check_dropout("dropout_p", options.get("dropout_p", 0.5))
     try:
         if kind == "mean":
             model = MeanEmbeddingClassifier(vocab_size, **options)

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from torch.utils.data import DataLoader, Dataset
 
 from ..core.batching import BucketBatchSampler, collate
+from ..core.checks import is_int
 from ..core.errors import InputError, echo
 from ..core.split import checksum_split
 from ..core.vocabulary import Vocabularies, Vocabulary
@@ -104,30 +105,41 @@ def read_lines(path: str | Path | None = None) -> list[tuple[str, str]]:
         InputError: the file is missing or a directory, is not UTF-8, or a line does not hold two columns.
     """
     path = Path(path) if path is not None else CORPUS_PATH
+    text = _read_text(path)  # the whole file, decompressed when it ends in .xz
+    lines = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line:
+            continue
+        columns = _check_columns(path, number, line)  # English, French; further columns are ignored
+        lines.append((columns[0], columns[1]))
+    return lines
+
+
+# --8<-- [end:read_lines]
+
+
+def _read_text(path: Path) -> str:
     if path.is_dir():
         raise InputError(f"corpus file {path} is a directory, expected an English<TAB>French text file")
     opener = lzma.open if path.suffix == ".xz" else open
     try:
         with opener(path, "rt", encoding="utf-8-sig") as handle:  # -sig: a byte-order mark is not text
-            text = handle.read()
+            return handle.read()
     except FileNotFoundError as error:
         raise InputError(f"corpus file not found: {path}") from error
     except (lzma.LZMAError, EOFError) as error:
         raise InputError(f"corpus file {path} is not a valid xz file: {error}") from error
     except UnicodeDecodeError as error:
         raise InputError(f"corpus file {path} is not UTF-8 text: {error}") from error
-    lines = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line:
-            continue
-        columns = line.split("\t")
-        if len(columns) < 2:
-            raise InputError(f"{path}:{number}: expected English<TAB>French, got {echo(line, 60)}")
-        lines.append((columns[0], columns[1]))
-    return lines
+    except ValueError as error:  # a NUL character in the path: no file can have that name
+        raise InputError(f"corpus file {echo(str(path), 80)} is not a valid path: {error}") from None
 
 
-# --8<-- [end:read_lines]
+def _check_columns(path: Path, number: int, line: str) -> list[str]:
+    columns = line.split("\t")
+    if len(columns) < 2:
+        raise InputError(f"{path}:{number}: expected English<TAB>French, got {echo(line, 60)}")
+    return columns
 
 
 # --8<-- [start:filter]
@@ -170,19 +182,6 @@ def load_pairs(
     return _read_pairs(path, max_words, tuple(prefixes))
 
 
-def _check_load_options(max_words: object, prefixes: object, path: object) -> tuple[str, ...]:
-    if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
-        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
-    if isinstance(prefixes, str | bytes) or not isinstance(prefixes, Iterable):
-        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
-    prefixes = tuple(prefixes)
-    if not all(isinstance(prefix, str) for prefix in prefixes):
-        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
-    if path is not None and (not isinstance(path, str | os.PathLike) or isinstance(path, bytes)):
-        raise InputError(f"path must be a file name (str or Path), got {echo(path, 80)}")
-    return prefixes
-
-
 @functools.lru_cache(maxsize=4)
 def _bundled_pairs(max_words: int, prefixes: tuple[str, ...]) -> tuple[Pair, ...]:
     return tuple(_read_pairs(CORPUS_PATH, max_words, prefixes))
@@ -201,6 +200,19 @@ def _read_pairs(path: str | Path, max_words: int, prefixes: tuple[str, ...]) -> 
 
 
 # --8<-- [end:load_pairs]
+
+
+def _check_load_options(max_words: object, prefixes: object, path: object) -> tuple[str, ...]:
+    if not is_int(max_words) or max_words < 1:
+        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
+    if isinstance(prefixes, str | bytes) or not isinstance(prefixes, Iterable):
+        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
+    prefixes = tuple(prefixes)
+    if not all(isinstance(prefix, str) for prefix in prefixes):
+        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
+    if path is not None and (not isinstance(path, str | os.PathLike) or isinstance(path, bytes)):
+        raise InputError(f"path must be a file name (str or Path), got {echo(path, 80)}")
+    return prefixes
 
 
 # --8<-- [start:split]

@@ -1,39 +1,26 @@
-"""Decoders: one interface (`init_state`, `forward_step`), one decoding loop, three decoders.
+"""Decoders: one interface (`init_state`, `forward_step`), one training loop, three decoders.
 
 A decoder turns the encoder's outputs into its own per-sentence state once (`init_state`:
 the first hidden state, the keys, the mask and, for an attentional decoder, the keys already
-projected by its score), then moves one word at a time (`forward_step`). The loop in
-`StepDecoder.forward` (teacher forcing, free running or a mix), greedy decoding and beam
-search all drive a decoder through these two methods only.
+projected by its score), then moves one word at a time (`forward_step`). A step has three
+pieces: `embed` (tokens to vectors), `step` (the recurrence and the attention) and the output
+layer `out`. The training loop in `StepDecoder.forward` embeds every target input at once,
+calls `step` per position and applies `out` once; greedy decoding and beam search
+(`search.py`) drive a decoder through `init_state` and `forward_step` only.
 """
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..attention.attention import Attention, _masked_softmax, build_attention
-from ..attention.scores import SCORES, AdditiveScore
+from ..attention.attention import Attention, build_attention, hide_padding
 from ..core.checks import check_indices, check_module_device, check_module_dtype, check_same_device, check_tensor
 from ..core.errors import InputError, echo
 from ..core.tokens import PAD_IDX, SOS_IDX
 from .search import MAX_LENGTH, greedy_search
-
-# --8<-- [start:decoder_scores]
-DECODER_SCORES: dict[str, tuple[str, ...]] = {
-    "gru": (),  # DecoderRNN: no attention, only the fixed-size context vector
-    "bahdanau": ("additive", *(name for name in SCORES if name != "additive")),  # query s_{t-1}, before the GRU
-    "luong": ("dot", *(name for name in SCORES if name != "dot")),  # query s_t, after the GRU
-}
-"""The one table of which decoder may score with which function; the first is its default."""
-# --8<-- [end:decoder_scores]
-
-
-def default_score(decoder: str) -> str | None:
-    """The score a decoder uses when none is named: the first of its `DECODER_SCORES` entry."""
-    scores = DECODER_SCORES[decoder]
-    return scores[0] if scores else None
 
 
 # --8<-- [start:state]
@@ -43,7 +30,7 @@ class DecoderState:
 
     Shapes:
         hidden: (1, B, H), the GRU state (s_{t-1} before a step, s_t after it).
-        keys: (B, S, H), the encoder outputs (the attention's keys and values).
+        keys: (B, S, H), the encoder outputs (the attention's keys and values), zero where masked.
         mask: (B, S) bool, True on real source positions; None when nothing is padded.
         proj_keys: (B, S, Hp), the keys as the score needs them (`Ua(keys)` for Bahdanau),
             computed once; None for a decoder without attention.
@@ -70,8 +57,9 @@ class DecoderState:
 class StepDecoder(nn.Module):
     """The decoding loop of the tutorial, shared by every decoder.
 
-    A subclass builds its layers (and `self.attention`, an `Attention` or None) and defines
-    `forward_step`; `init_state` and the loop are the same for all.
+    A subclass builds its layers (`embedding`, `out`, and `attention`, an `Attention` or None)
+    and defines `embed` and `step`; `init_state`, `forward_step` and the loop are the same for all.
+    Every decoder is built the same way, ``Decoder(hidden_size, output_size, dropout_p, score)``.
 
     Args:
         hidden_size: H, the size of the GRU state (and of the encoder's).
@@ -81,9 +69,10 @@ class StepDecoder(nn.Module):
         encoder_outputs: (B, S, H).
         encoder_hidden: (1, B, H), the decoder's first state.
         target_tensor: (B, T) token indices ending in `<eos>`, padded with `PAD_IDX`;
-            when given, the loop runs T steps with teacher forcing.
+            when given, the loop runs T steps (teacher forcing, or the mixed schedule).
         source_mask: (B, S) bool, True for real source positions; optional.
-        decoder_outputs: (B, T, V) log-probabilities (T = `max_length` without a target).
+        decoder_outputs: (B, T, V) log-probabilities (without a target: greedy decoding's
+            steps, T <= `max_length`).
         decoder_hidden: (1, B, H), the state after the last step.
         attentions: (B, T, S), one attention distribution per step (None for a decoder
             without attention).
@@ -95,22 +84,42 @@ class StepDecoder(nn.Module):
         self.output_size = output_size
         self.attention: Attention | None = None  # an attentional decoder sets its own
 
+    out: nn.Linear
+    """The output layer, H -> V (each decoder makes its own, in the tutorial's order of layers)."""
+
     # --8<-- [start:init_state]
     def init_state(
         self, encoder_outputs: torch.Tensor, encoder_hidden: torch.Tensor, source_mask: torch.Tensor | None = None
     ) -> DecoderState:
         """The per-batch state: the first hidden state, the keys, the mask, the keys projected once."""
         self._check_state(encoder_outputs, encoder_hidden, source_mask)
+        if source_mask is not None and bool(source_mask.all()):
+            source_mask = None  # nothing is padded (a length bucket): no mask to apply at every step
         proj_keys = None if self.attention is None else self.attention.project_keys(encoder_outputs)  # (B, S, Hp)
-        return DecoderState(encoder_hidden, encoder_outputs, source_mask, proj_keys)
+        keys = hide_padding(encoder_outputs, source_mask)  # (B, S, H): padding zeroed once, not at every step
+        return DecoderState(encoder_hidden, keys, source_mask, proj_keys)
 
     # --8<-- [end:init_state]
 
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Token indices (B, T) to the vectors `step` takes, (B, T, E)."""
+        raise NotImplementedError
+
+    def step(
+        self, embedded: torch.Tensor, state: DecoderState
+    ) -> tuple[torch.Tensor, DecoderState, torch.Tensor | None]:
+        """One embedded token (B, 1, E) and the state to the output layer's input (B, 1, H), the next state, weights."""
+        raise NotImplementedError
+
+    # --8<-- [start:forward_step]
     def forward_step(
         self, input: torch.Tensor, state: DecoderState
     ) -> tuple[torch.Tensor, DecoderState, torch.Tensor | None]:
         """One step: (B, 1) tokens and the state to (B, 1, V) logits, the next state and (B, 1, S) weights."""
-        raise NotImplementedError
+        output, state, attn_weights = self.step(self.embed(input), state)  # (B, 1, H), (B, 1, S) or None
+        return self.out(output), state, attn_weights  # (B, 1, V): logits
+
+    # --8<-- [end:forward_step]
 
     # --8<-- [start:forward]
     def forward(
@@ -128,51 +137,35 @@ class StepDecoder(nn.Module):
         if target_tensor is None:  # nothing to learn from: decode greedily (the one free-running loop)
             _, logits, attentions, state = greedy_search(self.forward_step, state, max_length)  # (B, T, V)
             return F.log_softmax(logits, dim=-1), state.hidden, attentions
-        batch_size = encoder_outputs.size(0)
-        device = encoder_outputs.device
-        decoder_input = torch.full((batch_size, 1), SOS_IDX, dtype=torch.long, device=device)  # (B, 1)
-        decoder_outputs = []
-        attentions = []
+        batch_size, device = target_tensor.size(0), target_tensor.device
+        sos = torch.full_like(target_tensor[:, :1], SOS_IDX)  # (B, 1)
+        teacher = torch.cat((sos, target_tensor[:, :-1]), dim=1)  # (B, T): y_0 = <sos>, then the target shifted
+        embedded = self.embed(teacher)  # (B, T, E): every teacher-forced input, embedded at once
         mixed = teacher_forcing_ratio < 1.0  # draw coins only when mixing
-        use_target = torch.rand(batch_size, 1, device=device) < teacher_forcing_ratio if mixed else None  # (B, 1)
+        use_target = torch.rand(batch_size, 1, 1, device=device) < teacher_forcing_ratio if mixed else None  # (B, 1, 1)
         # --8<-- [end:forward]
 
         # --8<-- [start:loop]
+        outputs, attentions = [], []
         for i in range(target_tensor.size(1)):
-            decoder_output, state, attn_weights = self.forward_step(decoder_input, state)  # (B, 1, V), (B, 1, S)
-            decoder_outputs.append(decoder_output)
+            step_input = embedded[:, i : i + 1]  # (B, 1, E): y_i, the true previous token
+            if use_target is not None and i > 0:
+                if coin_per_step and i > 1:
+                    use_target = torch.rand(batch_size, 1, 1, device=device) < teacher_forcing_ratio  # (B, 1, 1)
+                guess = self.out(outputs[-1]).argmax(dim=-1)  # (B, 1): the previous step's guess, an index
+                step_input = torch.where(use_target, step_input, self.embed(guess))  # (B, 1, E)
+            output, state, attn_weights = self.step(step_input, state)  # (B, 1, H), (B, 1, S) or None
+            outputs.append(output)
             attentions.append(attn_weights)
-
-            teacher = target_tensor[:, i].unsqueeze(1)  # (B, 1): the true token of step i
-            if use_target is None:
-                decoder_input = teacher  # teacher forcing
-            else:
-                prediction = decoder_output.argmax(dim=-1).detach()  # (B, 1): our own guess, cut from the graph
-                if coin_per_step and i > 0:
-                    use_target = torch.rand(batch_size, 1, device=device) < teacher_forcing_ratio  # (B, 1)
-                decoder_input = torch.where(use_target, teacher, prediction)  # (B, 1)
         # --8<-- [end:loop]
 
         # --8<-- [start:after_loop]
-        decoder_outputs = torch.cat(decoder_outputs, dim=1)  # (B, T, V)
-        decoder_outputs = F.log_softmax(decoder_outputs, dim=-1)  # (B, T, V)
+        logits = self.out(torch.cat(outputs, dim=1))  # (B, T, V): the output layer once, for every step
+        decoder_outputs = F.log_softmax(logits, dim=-1)  # (B, T, V)
         attentions = None if attentions[0] is None else torch.cat(attentions, dim=1)  # (B, T, S)
 
         return decoder_outputs, state.hidden, attentions
         # --8<-- [end:after_loop]
-
-    def teacher_forced(
-        self,
-        encoder_outputs: torch.Tensor,
-        encoder_hidden: torch.Tensor,
-        target_tensor: torch.Tensor,
-        source_mask: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Log-probabilities (B, T, V) of the target under teacher forcing: what training needs.
-
-        The loop of `forward` by default; a decoder may compute the same numbers faster.
-        """
-        return self(encoder_outputs, encoder_hidden, target_tensor, source_mask)[0]  # (B, T, V)
 
     def _check_state(
         self, encoder_outputs: torch.Tensor, encoder_hidden: torch.Tensor, source_mask: torch.Tensor | None
@@ -215,20 +208,30 @@ class DecoderRNN(StepDecoder):
 
     The decoder sees the source only through `encoder_hidden`, its first state: the
     fixed-size context vector.
+
+    Args:
+        hidden_size: H.
+        output_size: V, the target vocabulary size.
+        dropout_p: taken so that every decoder is built alike; the tutorial's decoder without
+            attention has no dropout, and neither has this one.
+        score: must be None: there is no attention to score with.
     """
 
-    def __init__(self, hidden_size: int, output_size: int) -> None:
+    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = 0.1, score: str | None = None) -> None:
         super().__init__(hidden_size, output_size)
+        if score is not None:
+            raise InputError(f"the gru decoder has no attention; score must be None, got {echo(score)}")
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
         self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)
         self.out = nn.Linear(hidden_size, output_size)
 
     # --8<-- [start:decoder_rnn_step]
-    def forward_step(self, input: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, None]:
-        output = F.relu(self.embedding(input))  # (B, 1, H)
-        output, hidden = self.gru(output, state.hidden)  # (B, 1, H), (1, B, H)
-        output = self.out(output)  # (B, 1, V)
-        return output, replace(state, hidden=hidden), None
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        return F.relu(self.embedding(tokens))  # (B, T, H)
+
+    def step(self, embedded: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, None]:
+        output, hidden = self.gru(embedded, state.hidden)  # (B, 1, H), (1, B, H)
+        return output, replace(state, hidden=hidden), None  # `forward_step` applies `out`: (B, 1, V)
 
     # --8<-- [end:decoder_rnn_step]
 
@@ -243,7 +246,7 @@ class AttnDecoderRNN(StepDecoder):
         hidden_size: H.
         output_size: V, the target vocabulary size.
         dropout_p: dropout on the embedded input token.
-        score: the score function's name (`DECODER_SCORES["bahdanau"]`); ``"additive"``, the
+        score: the score function's name (`DECODERS["bahdanau"].scores`); ``"additive"``, the
             paper's, by default, which makes `attention` a `BahdanauAttention`.
     """
 
@@ -258,83 +261,22 @@ class AttnDecoderRNN(StepDecoder):
 
     # --8<-- [end:init]
 
-    # --8<-- [start:forward_step]
-    def forward_step(self, input: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
-        embedded = self.dropout(self.embedding(input))  # (B, 1, H)
+    # --8<-- [start:step]
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.dropout(self.embedding(tokens))  # (B, T, H)
 
+    def step(self, embedded: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
         query = state.hidden.permute(1, 0, 2)  # (1, B, H) -> (B, 1, H): s_{t-1}
-        context, attn_weights = self.attention(query, state.keys, state.mask, state.proj_keys)  # (B, 1, H), (B, 1, S)
+        context, attn_weights = self.attention.attend(
+            query, state.keys, state.mask, state.proj_keys
+        )  # (B, 1, H), (B, 1, S)
         input_gru = torch.cat((embedded, context), dim=2)  # (B, 1, 2H)
 
         output, hidden = self.gru(input_gru, state.hidden)  # (B, 1, H), (1, B, H)
-        output = self.out(output)  # (B, 1, V): logits
 
-        return output, replace(state, hidden=hidden), attn_weights
+        return output, replace(state, hidden=hidden), attn_weights  # `forward_step` applies `out`: (B, 1, V)
 
-    # --8<-- [end:forward_step]
-
-    # --8<-- [start:fused]
-    def teacher_forced(
-        self,
-        encoder_outputs: torch.Tensor,
-        encoder_hidden: torch.Tensor,
-        target_tensor: torch.Tensor,
-        source_mask: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """The loop's teacher-forced log-probabilities, with the step-free work taken out of the loop.
-
-        The same function as ``self(encoder_outputs, encoder_hidden, target_tensor, source_mask)[0]``
-        (same parameters, same math), rearranged for speed: what does not depend on the
-        state is done once for all T steps as one large matrix product (the embedded inputs'
-        share of the GRU input gates, the output layer, the log-softmax), the keys are
-        projected once, and with the additive score the two products of the previous state
-        (the query `Wa s` and the GRU's hidden gates `W_hh s`) are one matrix product.
-
-        Shapes:
-            target_tensor: (B, T) long, padded with `PAD_IDX`; returns (B, T, V) log-probabilities.
-        """
-        self._check_loop(encoder_outputs, target_tensor, MAX_LENGTH, 1.0)
-        if source_mask is not None and bool(source_mask.all()):
-            source_mask = None  # a length bucket: nothing to mask
-        state = self.init_state(encoder_outputs, encoder_hidden, source_mask)
-        keys, proj_keys, score, gru, H = state.keys, state.proj_keys, self.attention.score, self.gru, self.hidden_size
-        sos = torch.full_like(target_tensor[:, :1], SOS_IDX)  # (B, 1)
-        inputs = torch.cat((sos, target_tensor[:, :-1]), dim=1)  # (B, T): teacher forcing, shifted right
-        embedded = self.dropout(self.embedding(inputs))  # (B, T, H)
-        w_embedded, w_context = gru.weight_ih_l0.split(H, dim=1)  # (3H, H) each: GRU input = [embedded; context]
-        gates_embedded = F.linear(embedded, w_embedded, gru.bias_ih_l0)  # (B, T, 3H), all steps at once
-        additive = isinstance(score, AdditiveScore)
-        w_state = torch.cat((score.Wa.weight, gru.weight_hh_l0)) if additive else gru.weight_hh_l0  # (4H or 3H, H)
-        b_state = torch.cat((score.Wa.bias, gru.bias_hh_l0)) if additive else gru.bias_hh_l0  # (4H or 3H,)
-        if source_mask is not None:
-            keys = keys.masked_fill(~source_mask.unsqueeze(2), 0.0)  # (B, S, H): as `Attention`, padding never leaks
-        hidden = state.hidden[0]  # (B, H)
-        states = []
-        for t in range(target_tensor.size(1)):
-            projected = F.linear(hidden, w_state, b_state)  # (B, 4H) or (B, 3H)
-            if additive:
-                query, gates_hidden = projected.split((H, 3 * H), dim=1)  # (B, H), (B, 3H)
-                scores = score.Va(torch.tanh(query.unsqueeze(1) + proj_keys)).squeeze(2)  # (B, S)
-            else:
-                gates_hidden = projected  # (B, 3H)
-                scores = score.compare(hidden.unsqueeze(1), proj_keys).squeeze(1)  # (B, S)
-            if source_mask is None:
-                weights = torch.softmax(scores, dim=1)  # (B, S)
-            else:
-                weights = _masked_softmax(scores.unsqueeze(1), source_mask).squeeze(1)  # (B, S): the module's masking
-            context = torch.bmm(weights.unsqueeze(1), keys).squeeze(1)  # (B, H)
-            gates_input = gates_embedded[:, t] + F.linear(context, w_context)  # (B, 3H)
-            i_r, i_z, i_n = gates_input.chunk(3, dim=1)  # (B, H) each
-            h_r, h_z, h_n = gates_hidden.chunk(3, dim=1)  # (B, H) each
-            reset = torch.sigmoid(i_r + h_r)  # (B, H)
-            update = torch.sigmoid(i_z + h_z)  # (B, H)
-            candidate = torch.tanh(i_n + reset * h_n)  # (B, H)
-            hidden = candidate + update * (hidden - candidate)  # (B, H): (1 - z) n + z s
-            states.append(hidden)
-        logits = self.out(torch.stack(states, dim=1))  # (B, T, V), one product for all steps
-        return F.log_softmax(logits, dim=-1)  # (B, T, V)
-
-    # --8<-- [end:fused]
+    # --8<-- [end:step]
 
 
 class LuongAttnDecoderRNN(StepDecoder):
@@ -350,7 +292,7 @@ class LuongAttnDecoderRNN(StepDecoder):
         hidden_size: H.
         output_size: V, the target vocabulary size.
         dropout_p: dropout on the embedded input token.
-        score: the score function's name (`DECODER_SCORES["luong"]`): ``"dot"`` by default,
+        score: the score function's name (`DECODERS["luong"].scores`): ``"dot"`` by default,
             ``"general"`` or ``"scaled_dot"`` give Luong's other variants.
 
     Shapes:
@@ -371,18 +313,54 @@ class LuongAttnDecoderRNN(StepDecoder):
     # --8<-- [end:luong_init]
 
     # --8<-- [start:luong_step]
-    def forward_step(self, input: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
-        embedded = self.dropout(F.relu(self.embedding(input)))  # (B, 1, H)
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.dropout(F.relu(self.embedding(tokens)))  # (B, T, H)
+
+    def step(self, embedded: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
         output, hidden = self.gru(embedded, state.hidden)  # (B, 1, H), (1, B, H): s_t first
 
-        value, attn_weights = self.attention(
+        value, attn_weights = self.attention.attend(
             output, state.keys, state.mask, state.proj_keys
         )  # (B, 1, H) attention value, (B, 1, S) distribution
 
         concat = torch.cat((value, output), dim=2)  # (B, 1, 2H)
-        attentional = torch.tanh(self.concat(concat))  # (B, 1, H)
-        output = self.out(attentional)  # (B, 1, V): logits; the loop applies log_softmax
+        attentional = torch.tanh(self.concat(concat))  # (B, 1, H): `forward_step` applies `out` to it
 
-        return output, replace(state, hidden=hidden), attn_weights
+        return attentional, replace(state, hidden=hidden), attn_weights
 
     # --8<-- [end:luong_step]
+
+
+class DecoderKind(NamedTuple):
+    """A decoder of the table: its class and the scores it may use (the first is its default)."""
+
+    decoder: type[StepDecoder]
+    scores: tuple[str, ...]
+
+
+# --8<-- [start:decoders]
+DECODERS: dict[str, DecoderKind] = {
+    "gru": DecoderKind(DecoderRNN, ()),  # no attention, only the fixed-size context vector
+    "bahdanau": DecoderKind(AttnDecoderRNN, ("additive", "dot", "scaled_dot", "general")),  # query s_{t-1}
+    "luong": DecoderKind(LuongAttnDecoderRNN, ("dot", "scaled_dot", "general", "additive")),  # query s_t
+}
+"""The one table of decoders: a name for `build_model`, checkpoints and `--decoder`, its class,
+and the score functions it may use, the first being its default."""
+# --8<-- [end:decoders]
+
+
+def choose_score(decoder: str, score: str | None) -> str | None:
+    """The score the named decoder uses: `score`, or its default (the first of its scores) when None.
+
+    Raises:
+        InputError: an unknown decoder, or a score the decoder cannot use.
+    """
+    if not isinstance(decoder, str) or decoder not in DECODERS:
+        raise InputError(f"unknown decoder {echo(decoder)}; choose one of {', '.join(sorted(DECODERS))}")
+    allowed = DECODERS[decoder].scores
+    if score is None:
+        return allowed[0] if allowed else None
+    if score not in allowed:
+        choices = f"one of {', '.join(allowed)}" if allowed else "none (it has no attention)"
+        raise InputError(f"score {echo(score)} does not fit the {decoder} decoder; expected {choices}")
+    return score

@@ -3,8 +3,7 @@
 import torch
 from torch import nn
 
-from ..core.checks import check_indices, check_lengths, check_module_device, check_same_device, check_tensor
-from ..core.errors import InputError
+from ..core.checks import check_sizes, check_tokens
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
 
@@ -28,6 +27,7 @@ class EncoderRNN(nn.Module):
 
     def __init__(self, input_size: int, hidden_size: int, dropout_p: float = 0.1) -> None:
         super().__init__()
+        check_sizes("EncoderRNN", input_size=input_size, hidden_size=hidden_size)
         self.hidden_size = hidden_size
         self.embedding = nn.Embedding(input_size, hidden_size, padding_idx=PAD_IDX)
         self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)
@@ -35,15 +35,10 @@ class EncoderRNN(nn.Module):
 
     # --8<-- [start:forward]
     def forward(self, input: torch.Tensor, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        sizes = check_tensor("input", input, ("B", "S"), dtype="long")
-        if sizes["B"] == 0 or sizes["S"] == 0:
-            raise InputError(f"input must hold at least one sentence of at least one token, got {tuple(input.shape)}")
-        check_indices("input", input, self.embedding.num_embeddings)
-        check_module_device(self, check_same_device(input=input), "the inputs")
+        check_tokens(self, input, lengths, self.embedding.num_embeddings)
         embedded = self.dropout(self.embedding(input))  # (B, S, H)
         if lengths is None:
             return self.gru(embedded)  # (B, S, H), (1, B, H)
-        check_lengths(lengths, sizes["B"], sizes["S"])
         return run_packed(self.gru, embedded, lengths)  # (B, S, H) zero on padding, (1, B, H)
 
     # --8<-- [end:forward]

@@ -181,17 +181,20 @@ def export_sentences(out: str | Path, split: str = "by_english") -> Path:
 
     A French sentence can be on both sides (the main split keys on the English sentence, and
     several English sentences share a French one); the page calls such a sentence trained-on.
+
+    Raises:
+        InputError: `out` is not a directory name, `split` is not a split's name, or
+            `out/sentences.json` is a directory.
     """
+    path = _check_out(out) / "sentences.json"
     train, held_out = split_pairs(load_pairs(), split)
     document = {
         "split": split,
         "train": sorted({pair.source for pair in train}),
         "held_out": sorted({pair.source for pair in held_out}),
     }
-    path = Path(out) / "sentences.json"
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    temporary.replace(path)
+    with staged_writes(path) as (staged,):
+        staged.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     return path
 
 

@@ -1,24 +1,14 @@
 """The whole translator: an encoder and a decoder, chosen by name from one registry."""
 
-import inspect
-
 import torch
 from torch import nn
 
 from ..core.batching import lengths_to_mask
-from ..core.checks import check_parameter_budget, check_tensor
-from ..core.errors import InputError, echo
-from .decoders import DECODER_SCORES, MAX_LENGTH, AttnDecoderRNN, DecoderRNN, LuongAttnDecoderRNN, StepDecoder
+from ..core.checks import check_dropout, check_parameter_budget, check_size, check_tensor
+from ..core.errors import InputError
+from .decoders import DECODERS, StepDecoder, choose_score
 from .encoder import EncoderRNN
-
-DECODERS: dict[str, type[StepDecoder]] = {
-    "gru": DecoderRNN,
-    "bahdanau": AttnDecoderRNN,
-    "luong": LuongAttnDecoderRNN,
-}
-"""Decoder classes by name. A decoder registered here (and in `DECODER_SCORES`) is buildable by
-`build_model`, trainable by `train`, storable in a checkpoint and selectable with
-`seq2seq-attention train --decoder`."""
+from .search import MAX_LENGTH
 
 MAX_SIZE = 1 << 20
 """The largest hidden or vocabulary size `build_model` accepts (a checkpoint cannot ask for more)."""
@@ -95,34 +85,6 @@ class Seq2Seq(nn.Module):
 
     # --8<-- [end:forward]
 
-    def training_log_probs(
-        self,
-        source: torch.Tensor,
-        lengths: torch.Tensor,
-        target: torch.Tensor,
-        source_mask: torch.Tensor | None = None,
-        teacher_forcing_ratio: float = 1.0,
-        coin_per_step: bool = False,
-    ) -> torch.Tensor:
-        """The training forward pass: (B, T, V) log-probabilities of `target`.
-
-        Pure teacher forcing asks the decoder (`StepDecoder.teacher_forced`, which the Bahdanau
-        decoder computes with fewer, larger operations); a mix of teacher forcing and free
-        running goes through the loop.
-        """
-        encoder_outputs, encoder_hidden, source_mask = self.encode(source, lengths, source_mask)
-        if teacher_forcing_ratio == 1.0:
-            return self.decoder.teacher_forced(encoder_outputs, encoder_hidden, target, source_mask)  # (B, T, V)
-        log_probs, _, _ = self.decoder(
-            encoder_outputs,
-            encoder_hidden,
-            target,
-            source_mask,
-            teacher_forcing_ratio=teacher_forcing_ratio,
-            coin_per_step=coin_per_step,
-        )  # (B, T, V)
-        return log_probs
-
 
 # --8<-- [start:build_model]
 def build_model(
@@ -133,43 +95,23 @@ def build_model(
     dropout: float = 0.1,
     score: str | None = None,
 ) -> Seq2Seq:
-    """Build a `Seq2Seq` with the named decoder from `DECODERS`.
+    """Build a `Seq2Seq` with the named decoder of the table `DECODERS`.
 
     Args:
         decoder: a key of `DECODERS`, e.g. ``"gru"`` or ``"bahdanau"``.
         src_vocab_size: V_src, the source vocabulary size.
         tgt_vocab_size: V, the target vocabulary size.
         hidden_size: H, for the embeddings and both GRUs.
-        dropout: dropout on the embeddings (for decoders that take `dropout_p`).
-        score: the attention's score function, one of `DECODER_SCORES[decoder]`; None picks
+        dropout: dropout on the embeddings.
+        score: the attention's score function, one of `DECODERS[decoder].scores`; None picks
             the decoder's default (the first), and must stay None for a decoder without attention.
 
     Raises:
         InputError: an unknown decoder or score, a size outside [1, 2^20] or a dropout outside [0, 1).
     """
-    if not isinstance(decoder, str) or decoder not in DECODERS:
-        raise InputError(f"unknown decoder {echo(decoder)}; choose one of {', '.join(sorted(DECODERS))}")
-    allowed = DECODER_SCORES[decoder]
-    if score is None:
-        score = allowed[0] if allowed else None
-    elif score not in allowed:
-        choices = f"one of {', '.join(allowed)}" if allowed else "none (it has no attention)"
-        raise InputError(f"score {echo(score)} does not fit the {decoder} decoder; expected {choices}")
-    sizes = {"src_vocab_size": src_vocab_size, "tgt_vocab_size": tgt_vocab_size, "hidden_size": hidden_size}
-    for name, value in sizes.items():
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SIZE:
-            raise InputError(f"{name} must be an int in [1, {MAX_SIZE}], got {echo(value)}")
-    if isinstance(dropout, bool) or not isinstance(dropout, int | float) or not 0.0 <= dropout < 1.0:
-        raise InputError(f"dropout must be a number in [0, 1), got {echo(dropout)}")
-    H = hidden_size
-    check_parameter_budget(f"a {decoder} translator", H * (src_vocab_size + 2 * tgt_vocab_size) + 24 * H * H)
-    decoder_class = DECODERS[decoder]
-    options = inspect.signature(decoder_class).parameters
-    extra = {"dropout_p": dropout} if "dropout_p" in options else {}
-    if score is not None:
-        extra["score"] = score
+    score = _check_build(decoder, src_vocab_size, tgt_vocab_size, hidden_size, dropout, score)
     encoder = EncoderRNN(src_vocab_size, hidden_size, dropout_p=dropout)
-    model = Seq2Seq(encoder, decoder_class(hidden_size, tgt_vocab_size, **extra))
+    model = Seq2Seq(encoder, DECODERS[decoder].decoder(hidden_size, tgt_vocab_size, dropout, score))
     model.config = {
         "task": "translation",
         "decoder": decoder,
@@ -183,3 +125,17 @@ def build_model(
 
 
 # --8<-- [end:build_model]
+
+
+def _check_build(
+    decoder: str, src_vocab_size: int, tgt_vocab_size: int, hidden_size: int, dropout: float, score: str | None
+) -> str | None:
+    """Check `build_model`'s arguments; returns the score to use (the decoder's default for None)."""
+    score = choose_score(decoder, score)
+    sizes = {"src_vocab_size": src_vocab_size, "tgt_vocab_size": tgt_vocab_size, "hidden_size": hidden_size}
+    for name, value in sizes.items():
+        check_size(name, value, MAX_SIZE)
+    check_dropout("dropout", dropout)
+    H = hidden_size
+    check_parameter_budget(f"a {decoder} translator", H * (src_vocab_size + 2 * tgt_vocab_size) + 24 * H * H)
+    return score

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 import torch
 
 from ..core.batching import collate
-from ..core.checks import check_tensor
+from ..core.checks import check_tensor, is_int, is_number
 from ..core.errors import InputError, echo
 from ..core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
@@ -23,7 +23,7 @@ MAX_LENGTH = 10
 
 
 def _check_length_penalty(length_penalty: object) -> None:
-    if isinstance(length_penalty, bool) or not isinstance(length_penalty, int | float):
+    if not is_number(length_penalty):
         raise InputError(f"length_penalty must be a number, got {echo(length_penalty)}")
     if not math.isfinite(length_penalty) or abs(length_penalty) > 100:
         raise InputError(f"length_penalty must be a finite number in [-100, 100], got {length_penalty}")
@@ -35,7 +35,7 @@ def _check_search(
     sizes = check_tensor("source", source, ("B", "S"), dtype="long")
     _check_length_penalty(length_penalty)
     for name, value in (("max_length", max_length), ("beam_size", beam_size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_int(value) or value < 1:
             raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     if max_length > MAX_STEPS:
         raise InputError(f"max_length must be at most {MAX_STEPS}, got {max_length}")
@@ -268,7 +268,7 @@ def prepare_sentences(
     _check_unknown(unknown)
     if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
         raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
-    if isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1:
+    if not is_int(max_words) or max_words < 1:
         raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
     encoded = []
     for index, sentence in enumerate(sentences):
@@ -392,7 +392,7 @@ def translate(
     """
     check_translator(model, vocabs)
     for name, value in (("beam_size", beam_size), ("batch_size", batch_size)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_int(value) or value < 1:
             raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     _check_length_penalty(length_penalty)
     encoded = prepare_sentences(vocabs, sentences, max_words, unknown)

@@ -31,7 +31,7 @@ from .corpus import (
     make_loader,
     split_pairs,
 )
-from .decoders import DECODER_SCORES
+from .decoders import choose_score
 from .evaluate import Evaluation, evaluate
 from .model import DECODERS, MAX_SIZE, Seq2Seq, build_model
 
@@ -85,7 +85,7 @@ class TrainConfig:
 
     decoder: str = setting("gru", "the decoder: gru (no attention), bahdanau or luong", choices=_decoder_names)
     score: str | None = setting(
-        None, "the attention's score function (default: the decoder's own, see DECODER_SCORES)", choices=tuple(SCORES)
+        None, "the attention's score function (default: the decoder's own, see DECODERS)", choices=tuple(SCORES)
     )
     hidden_size: int = setting(256, "H, the size of embeddings and GRU states", low=1, high=MAX_SIZE)
     dropout: float = setting(0.1, "dropout on the embeddings", low=0.0, high=1.0, high_open=True)
@@ -144,10 +144,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_config(self)
-        allowed = DECODER_SCORES[self.decoder]
-        if self.score is not None and self.score not in allowed:
-            choices = f"one of {', '.join(allowed)}" if allowed else "none (it has no attention)"
-            raise InputError(f"score {self.score!r} does not fit the {self.decoder} decoder; expected {choices}")
+        choose_score(self.decoder, self.score)
 
     RESUMABLE_CHANGES = ("epochs", "time_budget", "budget_clock")
     """Fields that may differ between a run and the run it resumes."""
@@ -210,11 +207,11 @@ def train_step(
     clip: float = 1.0,
 ) -> float:
     """One optimisation step on one batch; returns the mean loss per real target token."""
-    log_probs = model.training_log_probs(
+    log_probs, _ = model(
         batch.source,
         batch.lengths,
         batch.target,  # (B, T): teacher forcing feeds these tokens (with this probability)
-        batch.source_mask,  # (B, S): the mask the batch was built with
+        source_mask=batch.source_mask,  # (B, S): the mask the batch was built with
         teacher_forcing_ratio=teacher_forcing_ratio,
         coin_per_step=coin_per_step,
     )  # (B, T, V)
