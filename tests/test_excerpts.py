@@ -149,7 +149,7 @@ def test_a_build_without_a_repository_address_shows_titles_and_no_links(built_si
     if os.environ.get("REPO_URL"):
         pytest.skip("REPO_URL is set: this build has links (the next test checks them)")
     titles = _filenames(built_site.root / "bahdanau" / "attention.html")
-    assert "src/seq2seq_attention/attention/attention.py · Attention.forward" in titles
+    assert any(title.startswith("src/seq2seq_attention/attention/attention.py · Attention.forward") for title in titles)
     assert not any("<a " in title for title in titles)
     assert 'class="md-source"' not in (built_site.root / "index.html").read_text(encoding="utf-8")
 
