@@ -76,11 +76,18 @@ def _spaced(variant: str) -> str:
 def variants_in(text: str, variants: dict[str, str]) -> list[tuple[int, str, str]]:
     """(line, variant found, term to use) for every ruled-out variant in the prose of `text`."""
     text = prose(text)
-    found = []
-    for variant, term in variants.items():
-        for match in _pattern(variant).finditer(text):
-            found.append((text.count("\n", 0, match.start()) + 1, match.group(0), term))
-    return sorted(found)
+    spans = [
+        (match.span(), match.group(0), term)
+        for variant, term in variants.items()
+        for match in _pattern(variant).finditer(text)
+    ]
+    # a variant inside a longer one found at the same place (컨텍스트 in 컨텍스트 벡터) is one finding, not two
+    outer = [
+        (span, word, term)
+        for span, word, term in spans
+        if not any(o[0] <= span[0] and span[1] <= o[1] and o != span for o, _, _ in spans)
+    ]
+    return sorted((text.count("\n", 0, start) + 1, word, term) for (start, _), word, term in outer)
 
 
 VARIANTS = ruled_out(GLOSSARY.read_text(encoding="utf-8"))
