@@ -3,7 +3,8 @@
     python -m benchmarks.tables
 
 reads `results/performance/benchmark.json`, `threads2/benchmark.json`, `tuning.jsonl` and `one_path.json`
-(`benchmarks.trainer_ab` and `benchmarks.fused`, issue 18) and writes
+(`benchmarks.trainer_ab` and `benchmarks.fused`, issue 18) and `profile.json`
+(`benchmarks.profile_trainer`, issue 22) and writes
 `results/performance/tables.ko.md`, whose snippet sections the page includes at build time.
 `tests/test_performance.py` checks that the committed file is what this module makes of the JSON.
 """
@@ -158,10 +159,48 @@ def one_path(run: dict) -> list[str]:
     ]
 
 
-def render(one: dict, two: dict, tuning_rows: list[dict], one_path_run: dict) -> str:
+def profile(run: dict, one_path_run: dict) -> list[str]:
+    """Where a training step's CPU time goes, by part, and what that leaves for the next factor (issue 22)."""
+    parts = {row["part"]: row for row in run["parts"]}
+    forward = [key for key in parts if f"backward:{key}" in parts]
+    lines = [
+        "| 부분 | 순전파 ms/스텝 | 역전파 ms/스텝 | 몫 | 연산 호출/스텝 |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for key in forward:
+        row, back = parts[key], parts[f"backward:{key}"]
+        lines.append(
+            f"| {row['label']} | {row['ms_per_step']:.2f} | {back['ms_per_step']:.2f} "
+            f"| {row['share'] + back['share']:.1%} | {row['ops_per_step'] + back['ops_per_step']:.0f} |"
+        )
+    for key, row in parts.items():
+        if key not in forward and not key.startswith("backward:"):
+            backward = row["label"].startswith("역전파")
+            fwd, bwd = ("-", f"{row['ms_per_step']:.2f}") if backward else (f"{row['ms_per_step']:.2f}", "-")
+            lines.append(f"| {row['label']} | {fwd} | {bwd} | {row['share']:.1%} | {row['ops_per_step']:.0f} |")
+    profiled, plain = run["profiled"], run["plain"]
+    lines.append(f"| **합** | | | 100% | {run['ops_per_step']:.0f} |")
+    ratio = one_path_run["trainer_ab"]["median_trainer_over_tutorial"]["this"]
+    bound = ratio / run["gemm_share"]
+    lines += [
+        "",
+        f"한 스텝: 프로파일 없이 {plain['ms_per_step']:.1f} ms, 프로파일러를 켜고 {profiled['ms_per_step']:.1f} ms"
+        f"(스레드 CPU 시간, {run['steps']}스텝, 쌍 {run['pairs']:,}개). 행렬 곱(`mm`, `addmm`, `bmm`)이 "
+        f"**{run['gemm_share']:.0%}**({run['gemm_ms_per_step']:.1f} ms)이고, 이 곱들은 쓸모 있는 FLOP로 "
+        f"{run['gemm_gflops_per_s']:.0f} GFLOP/s, 같은 프로세스의 sgemm 최고 {run['sgemm_peak_gflops']:.0f} GFLOP/s의 "
+        f"{run['gemm_gflops_per_s'] / run['sgemm_peak_gflops']:.0%}로 돕니다. 행렬 곱이 아닌 시간을 모두 없애도 "
+        f"튜토리얼 대비 비는 {ratio:.2f}배 ÷ {run['gemm_share']:.2f} ≈ **{bound:.1f}배**에서 멈추고, 곱마저 sgemm "
+        f"최고 속도로 돈다 해도 {bound * run['sgemm_peak_gflops'] / run['gemm_gflops_per_s']:.1f}배입니다.",
+        "",
+        f"명령: `{run['command']}`",
+    ]
+    return lines
+
+
+def render(one: dict, two: dict, tuning_rows: list[dict], one_path_run: dict, profile_run: dict) -> str:
     lines = [
         "<!-- made by `python -m benchmarks.tables` from benchmark.json, threads2/benchmark.json, tuning.jsonl,"
-        " one_path.json -->",
+        " one_path.json, profile.json -->",
         "",
     ]
     lines += section("speed", speed(one))
@@ -172,15 +211,17 @@ def render(one: dict, two: dict, tuning_rows: list[dict], one_path_run: dict) ->
     lines += section("decoding", decoding(one))
     lines += section("targets", targets(one, two))
     lines += section("one_path", one_path(one_path_run))
+    lines += section("profile", profile(profile_run, one_path_run))
     return "\n".join(lines)
 
 
-def load() -> tuple[dict, dict, list[dict], dict]:
+def load() -> tuple[dict, dict, list[dict], dict, dict]:
     one = json.loads((OUT / "benchmark.json").read_text(encoding="utf-8"))
     two = json.loads((OUT / "threads2" / "benchmark.json").read_text(encoding="utf-8"))
     rows = [json.loads(line) for line in (OUT / "tuning.jsonl").read_text(encoding="utf-8").splitlines() if line]
     one_path_run = json.loads((OUT / "one_path.json").read_text(encoding="utf-8"))
-    return one, two, rows, one_path_run
+    profile_run = json.loads((OUT / "profile.json").read_text(encoding="utf-8"))
+    return one, two, rows, one_path_run, profile_run
 
 
 def main() -> int:
