@@ -13,13 +13,13 @@ the loop in float64, values and gradients); `python -m benchmarks.fused` times b
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
+from benchmarks.report import ab_result, emit
 from seq2seq_attention.attention.attention import _masked_softmax
 from seq2seq_attention.attention.scores import AdditiveScore
 from seq2seq_attention.core.tokens import SOS_IDX
@@ -138,18 +138,16 @@ def main(argv: list[str] | None = None) -> int:
             rates[name].append(pairs / epoch_seconds(path, model, batches, optimizer))
             print(json.dumps({"path": name, "pairs_per_s": round(rates[name][-1], 1)}), flush=True)
     medians = {name: statistics.median(values) for name, values in rates.items()}
-    result = {
-        "command": "python -m benchmarks.fused " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "setting": f"bahdanau H=256, batch 64, {args.batches} batches per pass, 1 thread, forward+backward+Adam",
-        "rounds": args.rounds,
-        "pairs_per_s": {name: [round(x, 1) for x in values] for name, values in rates.items()},
-        "median_pairs_per_s": {name: round(value, 1) for name, value in medians.items()},
-        "loop_over_fused": round(medians["loop"] / medians["fused"], 4),
-    }
-    print(json.dumps(result))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    return 0
+    result = ab_result(
+        "benchmarks.fused",
+        argv,
+        args.rounds,
+        rates,
+        setting=f"bahdanau H=256, batch 64, {args.batches} batches per pass, 1 thread, forward+backward+Adam",
+        median_pairs_per_s={name: round(value, 1) for name, value in medians.items()},
+        loop_over_fused=round(medians["loop"] / medians["fused"], 4),
+    )
+    return emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.report import ab_result, emit
+
 ROOT = Path(__file__).resolve().parent.parent
 SETUP = """
 import json, time, torch
@@ -97,18 +99,16 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("baseline", "this")
     }
     medians = {name: statistics.median(values) for name, values in ratios.items()}
-    result = {
-        "command": "python -m benchmarks.trainer_ab " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "rounds": args.rounds,
-        "pairs_per_s": {name: [round(x, 1) for x in values] for name, values in rates.items()},
-        "trainer_over_tutorial": {name: [round(x, 4) for x in values] for name, values in ratios.items()},
-        "median_trainer_over_tutorial": {name: round(value, 4) for name, value in medians.items()},
-        "this_over_baseline": round(medians["this"] / medians["baseline"], 4),
-    }
-    print(json.dumps(result))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    return 0
+    result = ab_result(
+        "benchmarks.trainer_ab",
+        argv,
+        args.rounds,
+        rates,
+        trainer_over_tutorial={name: [round(x, 4) for x in values] for name, values in ratios.items()},
+        median_trainer_over_tutorial={name: round(value, 4) for name, value in medians.items()},
+        this_over_baseline=round(medians["this"] / medians["baseline"], 4),
+    )
+    return emit(result, args.out)
 
 
 if __name__ == "__main__":
