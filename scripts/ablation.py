@@ -47,6 +47,7 @@ ROWS: dict[str, tuple[str, dict]] = {
     "batch-32": ("배치 64 → 32", {"batch_size": 32}),
     "batch-10": ("배치 64 → 10", {"batch_size": 10}),
     "dropout-0": ("dropout 0.3 → 0", {"dropout": 0.0}),
+    "init-xavier": ("초기화 PyTorch 기본 → Xavier", {"init": "xavier"}),
 }
 """Training rows: a name, its Korean label, and the settings it changes in the packaged recipe."""
 
