@@ -48,8 +48,20 @@ ROWS: dict[str, tuple[str, dict]] = {
     "batch-10": ("배치 64 → 10", {"batch_size": 10}),
     "dropout-0": ("dropout 0.3 → 0", {"dropout": 0.0}),
     "init-xavier": ("초기화 PyTorch 기본 → Xavier", {"init": "xavier"}),
+    "bidirectional": ("양방향 인코더 (H/2씩 두 방향)", {"bidirectional": True}),
+    "tied": ("출력층과 타깃 임베딩 가중치 공유", {"tie_embeddings": True}),
+    "luong": ("Luong 디코더 (scaled_dot)", {"decoder": "luong", "score": "scaled_dot"}),
+    "luong-feeding": (
+        "Luong 디코더 + input feeding",
+        {"decoder": "luong", "score": "scaled_dot", "input_feeding": True},
+    ),
 }
 """Training rows: a name, its Korean label, and the settings it changes in the packaged recipe."""
+
+REFERENCES: dict[str, str] = {"luong-feeding": "luong"}
+"""The row a row is compared with, when it is not the baseline: input feeding is a change of the
+Luong decoder (the Bahdanau decoder already feeds its context into the GRU), so it is measured
+against the Luong decoder without it."""
 
 DECODES: dict[str, tuple[str, dict]] = {
     "beam-5": ("빔 5 (길이 보정 1.0)", {"beam_size": 5, "length_penalty": 1.0}),

@@ -113,10 +113,22 @@ def _check_finite(tensors: dict[str, torch.Tensor], where: str) -> None:
 
 
 def _serialize(stem: str, tensors: dict[str, torch.Tensor]) -> tuple[dict, bytes]:
-    data = save_tensors({name: t.detach().cpu().contiguous() for name, t in tensors.items()})
+    data = save_tensors(_unshared({name: t.detach().cpu().contiguous() for name, t in tensors.items()}))
     digest = hashlib.sha256(data).hexdigest()
     name = f"{stem}-{digest[:16]}.safetensors"
     return {"name": name, "sha256": digest, "bytes": len(data)}, data
+
+
+def _unshared(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """`tensors` with a copy of each one whose memory an earlier one uses (tied weights): safetensors
+    refuses shared memory, and each name is loaded back into the module's one parameter."""
+    seen: set[int] = set()
+    result = {}
+    for name, tensor in tensors.items():
+        pointer = tensor.untyped_storage().data_ptr()
+        result[name] = tensor.clone() if pointer in seen else tensor
+        seen.add(pointer)
+    return result
 
 
 def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict]:

@@ -34,12 +34,15 @@ class DecoderState:
         mask: (B, S) bool, True on real source positions; None when nothing is padded.
         proj_keys: (B, S, Hp), the keys as the score needs them (`Ua(keys)` for Bahdanau),
             computed once; None for a decoder without attention.
+        feed: (B, 1, H), the previous step's attentional vector for input feeding (zeros before
+            the first step); None for a decoder that does not feed it.
     """
 
     hidden: torch.Tensor
     keys: torch.Tensor
     mask: torch.Tensor | None = None
     proj_keys: torch.Tensor | None = None
+    feed: torch.Tensor | None = None
 
     def select(self, rows: torch.Tensor) -> "DecoderState":
         """The state of the batch rows `rows` (B',) long, in that order: beam search copies and reorders rows."""
@@ -48,6 +51,7 @@ class DecoderState:
             self.keys.index_select(0, rows),  # (B', S, H)
             None if self.mask is None else self.mask.index_select(0, rows),  # (B', S)
             None if self.proj_keys is None else self.proj_keys.index_select(0, rows),  # (B', S, Hp)
+            None if self.feed is None else self.feed.index_select(0, rows),  # (B', 1, H)
         )
 
 
@@ -59,11 +63,13 @@ class StepDecoder(nn.Module):
 
     A subclass builds its layers (`embedding`, `out`, and `attention`, an `Attention` or None)
     and defines `embed` and `step`; `init_state`, `forward_step` and the loop are the same for all.
-    Every decoder is built the same way, ``Decoder(hidden_size, output_size, dropout_p, score)``.
+    Every decoder is built the same way, ``Decoder(hidden_size, output_size, dropout_p, score, input_feeding)``.
 
     Args:
         hidden_size: H, the size of the GRU state (and of the encoder's).
         output_size: V, the target vocabulary size.
+        input_feeding: feed the previous step's output vector back into the GRU with the next
+            token (Luong et al., 2015, section 3.3); only a decoder whose `feeds_input` is True can.
 
     Shapes:
         encoder_outputs: (B, S, H).
@@ -78,10 +84,19 @@ class StepDecoder(nn.Module):
             without attention).
     """
 
-    def __init__(self, hidden_size: int, output_size: int) -> None:
+    feeds_input = False
+    """Whether the decoder can feed its previous output vector back (`input_feeding`)."""
+
+    def __init__(self, hidden_size: int, output_size: int, input_feeding: bool = False) -> None:
         super().__init__()
+        if input_feeding and not self.feeds_input:
+            raise InputError(
+                f"input feeding is Luong's (the previous attentional vector joins the next token); "
+                f"{type(self).__name__} cannot feed it: use the luong decoder"
+            )
         self.hidden_size = hidden_size
         self.output_size = output_size
+        self.input_feeding = input_feeding
         self.attention: Attention | None = None  # an attentional decoder sets its own
 
     out: nn.Linear
@@ -97,7 +112,8 @@ class StepDecoder(nn.Module):
             source_mask = None  # nothing is padded (a length bucket): no mask to apply at every step
         proj_keys = None if self.attention is None else self.attention.project_keys(encoder_outputs)  # (B, S, Hp)
         keys = hide_padding(encoder_outputs, source_mask)  # (B, S, H): padding zeroed once, not at every step
-        return DecoderState(encoder_hidden, keys, source_mask, proj_keys)
+        feed = encoder_hidden.new_zeros(keys.size(0), 1, self.hidden_size) if self.input_feeding else None  # (B, 1, H)
+        return DecoderState(encoder_hidden, keys, source_mask, proj_keys, feed)
 
     # --8<-- [end:init_state]
 
@@ -217,8 +233,15 @@ class DecoderRNN(StepDecoder):
         score: must be None: there is no attention to score with.
     """
 
-    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = 0.1, score: str | None = None) -> None:
-        super().__init__(hidden_size, output_size)
+    def __init__(
+        self,
+        hidden_size: int,
+        output_size: int,
+        dropout_p: float = 0.1,
+        score: str | None = None,
+        input_feeding: bool = False,
+    ) -> None:
+        super().__init__(hidden_size, output_size, input_feeding)
         if score is not None:
             raise InputError(f"the gru decoder has no attention; score must be None, got {echo(score)}")
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
@@ -251,8 +274,15 @@ class AttnDecoderRNN(StepDecoder):
     """
 
     # --8<-- [start:init]
-    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = 0.1, score: str | None = None) -> None:
-        super().__init__(hidden_size, output_size)
+    def __init__(
+        self,
+        hidden_size: int,
+        output_size: int,
+        dropout_p: float = 0.1,
+        score: str | None = None,
+        input_feeding: bool = False,
+    ) -> None:
+        super().__init__(hidden_size, output_size, input_feeding)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
         self.attention = build_attention(score or "additive", hidden_size)  # BahdanauAttention for "additive"
         self.gru = nn.GRU(2 * hidden_size, hidden_size, batch_first=True)
@@ -294,18 +324,29 @@ class LuongAttnDecoderRNN(StepDecoder):
         dropout_p: dropout on the embedded input token.
         score: the score function's name (`DECODERS["luong"].scores`): ``"dot"`` by default,
             ``"general"`` or ``"scaled_dot"`` give Luong's other variants.
+        input_feeding: feed the previous attentional vector h~_{t-1} into the GRU with the token.
 
     Shapes:
         as `StepDecoder`; `forward_step` maps (B, 1) tokens and the state to (B, 1, V)
         logits, the next state and (B, 1, S) attention weights.
     """
 
+    feeds_input = True
+
     # --8<-- [start:luong_init]
-    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = 0.1, score: str | None = None) -> None:
-        super().__init__(hidden_size, output_size)
+    def __init__(
+        self,
+        hidden_size: int,
+        output_size: int,
+        dropout_p: float = 0.1,
+        score: str | None = None,
+        input_feeding: bool = False,
+    ) -> None:
+        super().__init__(hidden_size, output_size, input_feeding)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
         self.dropout = nn.Dropout(dropout_p)
-        self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)  # input: the token only
+        feed_size = hidden_size if input_feeding else 0  # h~_{t-1} joins the token with input feeding
+        self.gru = nn.GRU(hidden_size + feed_size, hidden_size, batch_first=True)  # input: the token (and h~_{t-1})
         self.attention = build_attention(score or "dot", hidden_size)  # (B, 1, H), (B, S, H) -> (B, 1, S) weights
         self.concat = nn.Linear(2 * hidden_size, hidden_size)  # [value; s_t] -> H
         self.out = nn.Linear(hidden_size, output_size)
@@ -317,6 +358,8 @@ class LuongAttnDecoderRNN(StepDecoder):
         return self.dropout(F.relu(self.embedding(tokens)))  # (B, T, H)
 
     def step(self, embedded: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
+        if self.input_feeding:
+            embedded = torch.cat((embedded, state.feed), dim=2)  # (B, 1, 2H): the token and h~_{t-1}
         output, hidden = self.gru(embedded, state.hidden)  # (B, 1, H), (1, B, H): s_t first
 
         value, attn_weights = self.attention.attend(
@@ -326,7 +369,8 @@ class LuongAttnDecoderRNN(StepDecoder):
         concat = torch.cat((value, output), dim=2)  # (B, 1, 2H)
         attentional = torch.tanh(self.concat(concat))  # (B, 1, H): `forward_step` applies `out` to it
 
-        return attentional, replace(state, hidden=hidden), attn_weights
+        feed = attentional if self.input_feeding else None  # h~_t, fed to the next step
+        return attentional, replace(state, hidden=hidden, feed=feed), attn_weights
 
     # --8<-- [end:luong_step]
 

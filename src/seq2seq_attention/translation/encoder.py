@@ -4,6 +4,7 @@ import torch
 from torch import nn
 
 from ..core.checks import check_sizes, check_tokens
+from ..core.errors import InputError
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
 
@@ -13,8 +14,11 @@ class EncoderRNN(nn.Module):
 
     Args:
         input_size: source vocabulary size V_src.
-        hidden_size: H, the size of the embeddings and of the GRU state.
+        hidden_size: H, the size of the embeddings and of the encoder's states.
         dropout_p: dropout on the embeddings.
+        bidirectional: read the sentence both ways: two GRUs of H/2 each (H must be even), whose
+            states are concatenated, so that each position's state (still H wide) sees the
+            whole sentence; the first state of the decoder is [forward's last; backward's last].
 
     Shapes:
         input: (B, S) token indices, padded with `PAD_IDX`.
@@ -25,12 +29,16 @@ class EncoderRNN(nn.Module):
         hidden: (1, B, H), the last state (the decoder's first state).
     """
 
-    def __init__(self, input_size: int, hidden_size: int, dropout_p: float = 0.1) -> None:
+    def __init__(self, input_size: int, hidden_size: int, dropout_p: float = 0.1, bidirectional: bool = False) -> None:
         super().__init__()
         check_sizes("EncoderRNN", input_size=input_size, hidden_size=hidden_size)
+        if bidirectional and hidden_size % 2:
+            raise InputError(f"a bidirectional encoder splits H in two halves; H must be even, got {hidden_size}")
         self.hidden_size = hidden_size
+        self.bidirectional = bidirectional
         self.embedding = nn.Embedding(input_size, hidden_size, padding_idx=PAD_IDX)
-        self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)
+        directions = 2 if bidirectional else 1
+        self.gru = nn.GRU(hidden_size, hidden_size // directions, batch_first=True, bidirectional=bidirectional)
         self.dropout = nn.Dropout(dropout_p)
 
     # --8<-- [start:forward]
@@ -38,7 +46,20 @@ class EncoderRNN(nn.Module):
         check_tokens(self, input, lengths, self.embedding.num_embeddings)
         embedded = self.dropout(self.embedding(input))  # (B, S, H)
         if lengths is None:
-            return self.gru(embedded)  # (B, S, H), (1, B, H)
-        return run_packed(self.gru, embedded, lengths)  # (B, S, H) zero on padding, (1, B, H)
+            outputs, hidden = self.gru(embedded)  # (B, S, H), (D, B, H/D): D directions
+        else:
+            outputs, hidden = run_packed(self.gru, embedded, lengths)  # (B, S, H) zero on padding, (D, B, H/D)
+        return outputs, join_directions(hidden)  # (B, S, H), (1, B, H)
 
     # --8<-- [end:forward]
+
+
+# --8<-- [start:join_directions]
+def join_directions(hidden: torch.Tensor) -> torch.Tensor:
+    """The last states of D directions (D, B, H/D) side by side as one state (1, B, H); unchanged for D = 1."""
+    if hidden.size(0) == 1:
+        return hidden  # (1, B, H)
+    return torch.cat(tuple(hidden), dim=-1).unsqueeze(0)  # (1, B, H): [forward; backward]
+
+
+# --8<-- [end:join_directions]

@@ -26,6 +26,7 @@ from ..core.tokens import EOS_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
 from .corpus import MAX_WORDS, load_pairs, split_pairs
 from .decoders import DecoderState
+from .encoder import join_directions
 from .model import Seq2Seq
 from .search import MAX_LENGTH, check_translator
 
@@ -52,7 +53,8 @@ class EncoderGraph(nn.Module):
         self.encoder, self.attention = model.encoder, model.decoder.attention
 
     def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        keys, hidden = self.encoder.gru(self.encoder.embedding(tokens))  # (1, S, H), (1, 1, H)
+        keys, hidden = self.encoder.gru(self.encoder.embedding(tokens))  # (1, S, H), (D, 1, H/D)
+        hidden = join_directions(hidden)  # (1, 1, H)
         return keys, hidden, self.attention.project_keys(keys)  # proj_keys: (1, S, Hp), once per sentence
 
 
@@ -116,6 +118,8 @@ def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path) -> list[P
     check_translator(model, vocabs)
     if model.decoder.attention is None:
         raise InputError("the live page draws attention weights; export a bahdanau or luong model")
+    if model.decoder.input_feeding:
+        raise InputError("the step graph carries no attentional vector; export a model trained without input feeding")
     out = _check_out(out)
     check_destination(out, "an ONNX export", overwrite=True, what="out")
     with staged_writes(*(out / name for name in EXPORT_FILES)) as staged:

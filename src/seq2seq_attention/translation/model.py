@@ -5,7 +5,7 @@ from torch import nn
 
 from ..core.batching import lengths_to_mask
 from ..core.checks import check_dropout, check_parameter_budget, check_size, check_tensor
-from ..core.errors import InputError
+from ..core.errors import InputError, echo
 from .decoders import DECODERS, StepDecoder, choose_score
 from .encoder import EncoderRNN
 from .search import MAX_LENGTH
@@ -94,6 +94,9 @@ def build_model(
     hidden_size: int = 256,
     dropout: float = 0.1,
     score: str | None = None,
+    bidirectional: bool = False,
+    tie_embeddings: bool = False,
+    input_feeding: bool = False,
 ) -> Seq2Seq:
     """Build a `Seq2Seq` with the named decoder of the table `DECODERS`.
 
@@ -105,13 +108,20 @@ def build_model(
         dropout: dropout on the embeddings.
         score: the attention's score function, one of `DECODERS[decoder].scores`; None picks
             the decoder's default (the first), and must stay None for a decoder without attention.
+        bidirectional: a bidirectional encoder (two GRUs of H/2, see `EncoderRNN`).
+        tie_embeddings: the output layer shares its (V, H) weight with the target embedding.
+        input_feeding: Luong's input feeding (the luong decoder only).
 
     Raises:
-        InputError: an unknown decoder or score, a size outside [1, 2^20] or a dropout outside [0, 1).
+        InputError: an unknown decoder or score, a size outside [1, 2^20], a dropout outside [0, 1),
+            an odd H for a bidirectional encoder, or input feeding for a decoder that cannot feed.
     """
     score = _check_build(decoder, src_vocab_size, tgt_vocab_size, hidden_size, dropout, score)
-    encoder = EncoderRNN(src_vocab_size, hidden_size, dropout_p=dropout)
-    model = Seq2Seq(encoder, DECODERS[decoder].decoder(hidden_size, tgt_vocab_size, dropout, score))
+    check_architecture(decoder, hidden_size, bidirectional, tie_embeddings, input_feeding)
+    encoder = EncoderRNN(src_vocab_size, hidden_size, dropout, bidirectional)
+    model = Seq2Seq(encoder, DECODERS[decoder].decoder(hidden_size, tgt_vocab_size, dropout, score, input_feeding))
+    if tie_embeddings:
+        model.decoder.out.weight = model.decoder.embedding.weight  # (V, H): one matrix reads and writes words
     model.config = {
         "task": "translation",
         "decoder": decoder,
@@ -120,6 +130,9 @@ def build_model(
         "tgt_vocab_size": tgt_vocab_size,
         "hidden_size": hidden_size,
         "dropout": dropout,
+        "bidirectional": bidirectional,
+        "tie_embeddings": tie_embeddings,
+        "input_feeding": input_feeding,
     }  # what a checkpoint saves to rebuild the model
     return model
 
@@ -139,3 +152,22 @@ def _check_build(
     H = hidden_size
     check_parameter_budget(f"a {decoder} translator", H * (src_vocab_size + 2 * tgt_vocab_size) + 24 * H * H)
     return score
+
+
+def check_architecture(
+    decoder: str, hidden_size: int, bidirectional: bool, tie_embeddings: bool, input_feeding: bool
+) -> None:
+    """Check the architecture switches: booleans, an even H for a bidirectional encoder, input feeding for luong.
+
+    Raises:
+        InputError: what does not fit, with what was expected.
+    """
+    switches = {"bidirectional": bidirectional, "tie_embeddings": tie_embeddings, "input_feeding": input_feeding}
+    for name, value in switches.items():
+        if not isinstance(value, bool):
+            raise InputError(f"{name} must be True or False, got {echo(value)}")
+    if bidirectional and hidden_size % 2:
+        raise InputError(f"a bidirectional encoder splits H in two halves; H must be even, got {hidden_size}")
+    if input_feeding and not DECODERS[decoder].decoder.feeds_input:
+        feeding = ", ".join(name for name, kind in DECODERS.items() if kind.decoder.feeds_input)
+        raise InputError(f"input feeding needs a decoder that feeds its output back ({feeding}), got {decoder}")

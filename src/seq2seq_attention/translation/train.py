@@ -33,7 +33,7 @@ from .corpus import (
 )
 from .decoders import choose_score
 from .evaluate import Evaluation, evaluate
-from .model import DECODERS, MAX_SIZE, Seq2Seq, build_model
+from .model import DECODERS, MAX_SIZE, Seq2Seq, build_model, check_architecture
 
 BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
 """What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""
@@ -136,6 +136,11 @@ class TrainConfig:
     )
     schedule: str = setting("constant", "learning-rate schedule (cosine: warm-up, then decay)", choices=SCHEDULES)
     weight_decay: float = setting(0.0, "AdamW's decoupled weight decay (0: plain Adam)", low=0.0, high=10.0)
+    bidirectional: bool = setting(False, "a bidirectional encoder: two GRUs of H/2 read the sentence both ways")
+    tie_embeddings: bool = setting(False, "the decoder's output layer shares its weight with the target embedding")
+    input_feeding: bool = setting(
+        False, "the luong decoder feeds its previous attentional vector into the GRU with the next token"
+    )
     init: str = setting(
         "pytorch",
         "how the weights start: pytorch (each layer's own default) or xavier (Glorot-uniform matrices, zero biases)",
@@ -145,6 +150,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         check_config(self)
         choose_score(self.decoder, self.score)
+        check_architecture(self.decoder, self.hidden_size, self.bidirectional, self.tie_embeddings, self.input_feeding)
 
     RESUMABLE_CHANGES = ("epochs", "time_budget", "budget_clock")
     """Fields that may differ between a run and the run it resumes."""
@@ -424,7 +430,15 @@ def _start_run(
         torch.manual_seed(config.seed)
         vocabs = build_vocabularies(train_pairs)
         model = build_model(
-            config.decoder, len(vocabs.source), len(vocabs.target), config.hidden_size, config.dropout, config.score
+            config.decoder,
+            len(vocabs.source),
+            len(vocabs.target),
+            config.hidden_size,
+            config.dropout,
+            config.score,
+            config.bidirectional,
+            config.tie_embeddings,
+            config.input_feeding,
         )
         initialize(model, config.init)
         model.to(device)
