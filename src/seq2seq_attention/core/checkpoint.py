@@ -314,6 +314,14 @@ def _read_tensors(directory: Path, entry: object, what: str) -> dict[str, torch.
         raise InputError(f"checkpoint file {path} is not a valid safetensors file: {echo(error)}") from error
 
 
+def _required(parameter: inspect.Parameter) -> bool:
+    """Whether a builder's config must name `parameter`: all but **kwargs and keyword-only switches with a
+    default (added after checkpoints were saved without them: absent, the model they describe had them off)."""
+    if parameter.kind is parameter.VAR_KEYWORD:
+        return False
+    return not (parameter.kind is parameter.KEYWORD_ONLY and parameter.default is not parameter.empty)
+
+
 def _rebuild(directory: Path, config: dict) -> Checkpointable:
     builders = model_builders()
     task = config.get("task")
@@ -321,7 +329,7 @@ def _rebuild(directory: Path, config: dict) -> Checkpointable:
         raise InputError(f"checkpoint {directory} names task {echo(task)}; expected one of {sorted(builders)}")
     options = {key: value for key, value in config.items() if key != "task"}
     parameters = inspect.signature(builders[task]).parameters.values()
-    missing = [p.name for p in parameters if p.kind is not p.VAR_KEYWORD and p.name not in options]
+    missing = [p.name for p in parameters if _required(p) and p.name not in options]
     if missing:
         raise InputError(f"checkpoint {directory} has an incomplete {task} config: {', '.join(missing)} missing")
     bad = [key for key, value in options.items() if not isinstance(value, str | int | float | bool | type(None))]

@@ -94,6 +94,7 @@ def build_model(
     hidden_size: int = 256,
     dropout: float = 0.1,
     score: str | None = None,
+    *,
     bidirectional: bool = False,
     tie_embeddings: bool = False,
     input_feeding: bool = False,
@@ -108,7 +109,9 @@ def build_model(
         dropout: dropout on the embeddings.
         score: the attention's score function, one of `DECODERS[decoder].scores`; None picks
             the decoder's default (the first), and must stay None for a decoder without attention.
-        bidirectional: a bidirectional encoder (two GRUs of H/2, see `EncoderRNN`).
+        bidirectional: a bidirectional encoder (two GRUs of H/2, see `EncoderRNN`). This and the
+            next two switches are keyword-only and off by default: a checkpoint saved before they
+            existed lacks them and is rebuilt with them off, the model it was.
         tie_embeddings: the output layer shares its (V, H) weight with the target embedding.
         input_feeding: Luong's input feeding (the luong decoder only).
 

@@ -436,9 +436,9 @@ def _start_run(
             config.hidden_size,
             config.dropout,
             config.score,
-            config.bidirectional,
-            config.tie_embeddings,
-            config.input_feeding,
+            bidirectional=config.bidirectional,
+            tie_embeddings=config.tie_embeddings,
+            input_feeding=config.input_feeding,
         )
         initialize(model, config.init)
         model.to(device)
