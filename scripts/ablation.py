@@ -32,7 +32,7 @@ import torch
 
 from seq2seq_attention.core.checkpoint import load_checkpoint
 from seq2seq_attention.translation.corpus import load_pairs, split_pairs
-from seq2seq_attention.translation.evaluate import evaluate
+from seq2seq_attention.translation.evaluate import Evaluation, compare, evaluate
 from seq2seq_attention.translation.train import TrainConfig, evaluation_record, train
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,10 +55,17 @@ ROWS: dict[str, tuple[str, dict]] = {
         "Luong 디코더 + input feeding",
         {"decoder": "luong", "score": "scaled_dot", "input_feeding": True},
     ),
+    "baseline-60s": ("패키지 레시피, 60초 예산 (70 에폭 스케줄이 중간에 끊김)", {"time_budget": 60.0}),
+    "baseline-60s-fit": ("패키지 레시피, 60초 예산, 스케줄을 16 에폭에 맞춤", {"time_budget": 60.0, "epochs": 16}),
 }
 """Training rows: a name, its Korean label, and the settings it changes in the packaged recipe."""
 
-REFERENCES: dict[str, str] = {"luong-feeding": "luong"}
+REFERENCES: dict[str, str] = {"luong-feeding": "luong", "baseline-60s-fit": "baseline-60s"}
+REFERENCE_ROWS = ("baseline", "baseline-60s")
+"""Rows that other rows are compared with (shown as 기준)."""
+
+FINAL: tuple[str, ...] = ("baseline", "baseline-60s-fit")
+"""Rows of the final comparison on the test split (`final`), five seeds each."""
 """The row a row is compared with, when it is not the baseline: input feeding is a change of the
 Luong decoder (the Bahdanau decoder already feeds its context into the GRU), so it is measured
 against the Luong decoder without it."""
@@ -79,10 +86,11 @@ def recipe() -> dict:
     return json.loads(RECIPE.read_text(encoding="utf-8"))["training"]["config"]
 
 
-def run_config(row: str, seed: int, budget: float) -> TrainConfig:
+def run_config(row: str, seed: int, budget: float, eval_split: str = "dev") -> TrainConfig:
+    """The packaged recipe with the row's changes; a row may set its own `time_budget` (the 60-second rows)."""
     changes = ROWS[row][1]
-    measured = {"seed": seed, "time_budget": budget, "budget_clock": "cpu", "eval_split": "dev"}
-    return TrainConfig(**{**recipe(), **changes, **measured})
+    measured = {"seed": seed, "time_budget": budget, "budget_clock": "cpu", "eval_split": eval_split}
+    return TrainConfig(**{**recipe(), **measured, **changes})
 
 
 def write_json(path: Path, document: dict) -> None:
@@ -102,33 +110,41 @@ def environment() -> dict:
     return {"code": code_version(), "torch": torch.__version__, "python": platform.python_version(), "threads": 1}
 
 
-def train_row(row: str, seed: int, args: argparse.Namespace, say) -> None:
-    config = run_config(row, seed, args.budget)
+def train_row(row: str, seed: int, args: argparse.Namespace, say, eval_split: str = "dev") -> None:
+    """Train one row with one seed and write its JSON; on the test split (`final`) with its translations too."""
+    config = run_config(row, seed, args.budget, eval_split)
     cpu, wall = time.process_time(), time.perf_counter()
+    final = eval_split == "test"
     result = train(
         config,
         pairs=load_pairs(config.max_words),
-        checkpoint=args.checkpoints / f"{row}-seed{seed}",
+        checkpoint=args.checkpoints / ("final" if final else "") / f"{row}-seed{seed}",
         overwrite=True,
         progress=False,
         log=lambda line: say(f"    {line}"),
         keep_training_state=False,
+        measure_bleu=not final,
     )
+    training_cpu = time.process_time() - cpu
+    if final:  # the test split, read once for this run: keep the translations for the paired bootstrap
+        _, test = split_pairs(load_pairs(config.max_words), config.split)
+        scores = evaluate(result.model, result.vocabs, test, split=config.split)
+        result.evaluation = {**evaluation_record(scores), "hypotheses": scores.hypotheses}
     document = {
         "row": row,
         "kind": "train",
         "changes": ROWS[row][1],
         "seed": seed,
         "config": asdict(config),
-        "cpu_seconds": time.process_time() - cpu,
+        "cpu_seconds": training_cpu,
         "wall_seconds": time.perf_counter() - wall,
         "epochs": len(result.history),
         "stopped_by_budget": result.stopped_by_budget,
-        "dev": result.evaluation,
+        eval_split: result.evaluation,
         "environment": environment(),
     }
     write_json(args.out / f"{row}-seed{seed}.json", document)
-    say(f"  {row} seed {seed}: dev BLEU {result.evaluation['bleu']:.2f} after {len(result.history)} epochs")
+    say(f"  {row} seed {seed}: {eval_split} BLEU {result.evaluation['bleu']:.2f} after {len(result.history)} epochs")
 
 
 def decode_row(row: str, seed: int, args: argparse.Namespace, say) -> None:
@@ -159,7 +175,10 @@ def decode_row(row: str, seed: int, args: argparse.Namespace, say) -> None:
 
 def run(args: argparse.Namespace) -> int:
     torch.set_num_threads(1)
-    rows = args.rows or [*ROWS, *DECODES]
+    final = args.command == "final"
+    if final:
+        args.out = args.out / "final"
+    rows = args.rows or ([*FINAL] if final else [*ROWS, *DECODES])
     plan = [(row, seed) for row in rows for seed in args.seeds]
     todo = [(row, seed) for row, seed in plan if not (args.out / f"{row}-seed{seed}.json").exists()]
 
@@ -169,7 +188,10 @@ def run(args: argparse.Namespace) -> int:
     say(f"{len(plan) - len(todo)} of {len(plan)} runs already have results in {args.out}; {len(todo)} to go")
     for number, (row, seed) in enumerate(todo, start=1):
         say(f"[{number}/{len(todo)}] {row} seed {seed}")
-        (train_row if row in ROWS else decode_row)(row, seed, args, say)
+        if final:
+            train_row(row, seed, args, say, eval_split="test")
+        else:
+            (train_row if row in ROWS else decode_row)(row, seed, args, say)
     return 0
 
 
@@ -186,7 +208,7 @@ def summarize(results: dict[str, list[dict]]) -> dict[str, dict]:
     """Per row: seeds, BLEUs, mean, spread (max - min), 95% interval, mean CPU seconds and epochs."""
     summary = {}
     for row, documents in results.items():
-        bleus = [d["dev"]["bleu"] for d in documents]
+        bleus = [(d.get("dev") or d["test"])["bleu"] for d in documents]  # dev rows; test in `final`
         mean, low, high = interval(bleus)
         summary[row] = {
             "seeds": [d["seed"] for d in documents],
@@ -231,14 +253,16 @@ def table_lines(out: Path) -> list[str]:
         "| 바꾼 것 | 시드 | dev BLEU (시드별) | 평균 | 범위 | 평균의 95% 구간 | CPU 초 | 에폭 | 기준 대비 |",
         "|---|---:|---|---:|---:|---|---:|---:|---|",
     ]
-    baseline = summary.get("baseline")
     for row in [*ROWS, *DECODES]:
         if row not in summary:
             continue
         s = summary[row]
         bleus = ", ".join(f"{b:.2f}" for b in s["bleus"])
         bounds = "-" if math.isnan(s["low"]) else f"{s['low']:.2f} – {s['high']:.2f}"
-        against = "기준" if row == "baseline" else (verdict(s, baseline) if baseline else "-")
+        reference = summary.get(reference_of(row))
+        against = "기준" if row in REFERENCE_ROWS else (verdict(s, reference) if reference else "-")
+        if row in REFERENCES and reference:
+            against += f" ({labels[reference_of(row)]} 대비)"
         seconds = f"{s['cpu_seconds']:.0f}" + (" (디코딩만)" if row in DECODES else "")
         lines.append(
             f"| {labels[row]} | {len(s['bleus'])} | {bleus} | {s['mean']:.2f} | {s['spread']:.2f} | {bounds} "
@@ -264,22 +288,92 @@ def paired_lines(summary: dict[str, dict], labels: dict[str, str]) -> list[str]:
         "| 바꾼 것 | 짝지은 시드 | 시드별 차 (행 - 기준) | 평균 차 | 평균 차의 95% 구간 |",
         "|---|---:|---|---:|---|",
     ]
-    baseline = summary.get("baseline")
     for row in [*ROWS, *DECODES]:
-        if row == "baseline" or row not in summary or baseline is None:
+        reference = summary.get(reference_of(row))
+        if row in REFERENCE_ROWS or row not in summary or reference is None:
             continue
-        differences = paired_differences(summary[row], baseline)
+        differences = paired_differences(summary[row], reference)
         if not differences:
             continue
         mean, low, high = interval(differences)
         bounds = "-" if math.isnan(low) else f"{low:+.2f} – {high:+.2f}"
         each = ", ".join(f"{d:+.2f}" for d in differences)
-        lines.append(f"| {labels[row]} | {len(differences)} | {each} | {mean:+.2f} | {bounds} |")
+        name = labels[row] + (f" − {labels[reference_of(row)]}" if row in REFERENCES else "")
+        lines.append(f"| {name} | {len(differences)} | {each} | {mean:+.2f} | {bounds} |")
     return [*lines, "--8<-- [end:paired]", ""]
 
 
+def reference_of(row: str) -> str:
+    """The row `row` is compared with: `REFERENCES`, else the baseline."""
+    return REFERENCES.get(row, "baseline")
+
+
+def final_lines(out: Path) -> list[str]:
+    """The Korean tables of the final comparison on the test split (`final`), from the JSON under `out`.
+
+    One table per budget: each recipe's test BLEU per seed, mean, spread and 95% interval over
+    seeds; then, per seed, the paired bootstrap over the test sentences of the new recipe against
+    the packaged one (`compare`), and the seed-paired differences with their interval.
+    """
+    results = load_results(out)
+    summary = summarize(results)
+    labels = {row: label for row, (label, _) in ROWS.items()}
+    lines = [
+        "--8<-- [start:final]",
+        "| 레시피 | 시드 | 평가용 BLEU (시드별) | 평균 | 범위 | 평균의 95% 구간 | CPU 초 | 에폭 |",
+        "|---|---:|---|---:|---:|---|---:|---:|",
+    ]
+    for row in (row for row in FINAL if row in summary):
+        s = summary[row]
+        bleus = ", ".join(f"{b:.2f}" for b in s["bleus"])
+        bounds = "-" if math.isnan(s["low"]) else f"{s['low']:.2f} – {s['high']:.2f}"
+        lines.append(
+            f"| {labels[row]} | {len(s['bleus'])} | {bleus} | {s['mean']:.2f} | {s['spread']:.2f} | {bounds} "
+            f"| {s['cpu_seconds']:.0f} | {s['epochs']:.1f} |"
+        )
+    lines += ["--8<-- [end:final]", "", "--8<-- [start:final_paired]"]
+    lines += [
+        "| 비교 | 시드 | 평가용 BLEU 차 (시드별) | 평균 차 | 평균 차의 95% 구간 | 짝 부트스트랩 p (시드별) |",
+        "|---|---:|---|---:|---|---|",
+    ]
+    for row in (row for row in FINAL if row in summary and reference_of(row) in summary and row in REFERENCES):
+        reference = reference_of(row)
+        differences = paired_differences(summary[row], summary[reference])
+        mean, low, high = interval(differences)
+        bounds = "-" if math.isnan(low) else f"{low:+.2f} – {high:+.2f}"
+        p_values = ", ".join(f"{p:.3f}" for p in seed_p_values(results[reference], results[row]))
+        each = ", ".join(f"{d:+.2f}" for d in differences)
+        lines.append(
+            f"| {labels[row]} − {labels[reference]} | {len(differences)} | {each} | {mean:+.2f} | {bounds} "
+            f"| {p_values} |"
+        )
+    return [*lines, "--8<-- [end:final_paired]", ""]
+
+
+def seed_p_values(reference: list[dict], system: list[dict]) -> list[float]:
+    """The paired bootstrap p of `system` against `reference` on the test sentences, seed by seed."""
+    _, test = split_pairs(load_pairs(reference[0]["config"]["max_words"]), reference[0]["config"]["split"])
+    by_seed = {d["seed"]: d for d in reference}
+    return [
+        compare(_evaluation(by_seed[d["seed"]], test), _evaluation(d, test)).p_value
+        for d in system
+        if d["seed"] in by_seed
+    ]
+
+
+def _evaluation(document: dict, test: list) -> Evaluation:
+    """The `Evaluation` a final run's JSON keeps (its translations of the test pairs)."""
+    scores = document["test"]
+    low, high = scores["bleu_interval"]
+    sources, references = [p.source for p in test], [p.target for p in test]
+    return Evaluation(
+        scores["bleu"], low, high, scores["exact_match"], scores["signature"], scores["split"],
+        sources, references, scores["hypotheses"],
+    )  # fmt: skip
+
+
 def table(args: argparse.Namespace) -> int:
-    text = "\n".join(table_lines(args.out))
+    text = "\n".join(table_lines(args.out) + final_lines(args.out / "final"))
     path = args.out / "tables.ko.md"
     temp = path.with_suffix(".md.tmp")
     temp.write_text(text, encoding="utf-8")
@@ -299,17 +393,27 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     runner.add_argument(
         "--checkpoints", type=Path, default=Path("/tmp/quality-checkpoints"), help="scratch for checkpoints"
     )
+    finals = commands.add_parser(
+        "final", help="train the final rows on the whole training split and score them once on the test split"
+    )
+    finals.add_argument("--rows", nargs="+", choices=[*FINAL], help="rows to run (default: all of FINAL, in order)")
+    finals.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4], help="random seeds (default: 0-4)")
+    finals.add_argument("--budget", type=float, default=300.0, help="CPU seconds of training per run (default: 300)")
+    finals.add_argument("--out", type=Path, default=OUT, help="results go to OUT/final (default: results/quality)")
+    finals.add_argument(
+        "--checkpoints", type=Path, default=Path("/tmp/quality-checkpoints"), help="scratch for checkpoints"
+    )
     tables = commands.add_parser("table", help="write results/quality/tables.ko.md from the JSON")
     tables.add_argument("--out", type=Path, default=OUT, help="where the per-run JSON are (default: results/quality)")
     args = parser.parse_args(argv)
-    if args.command == "run" and not (math.isfinite(args.budget) and args.budget > 0):
+    if args.command in ("run", "final") and not (math.isfinite(args.budget) and args.budget > 0):
         parser.error(f"--budget must be a positive number of seconds, got {args.budget}")
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    return run(args) if args.command == "run" else table(args)
+    return table(args) if args.command == "table" else run(args)
 
 
 if __name__ == "__main__":
