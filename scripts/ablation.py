@@ -49,10 +49,10 @@ ROWS: dict[str, tuple[str, dict]] = {
     "dropout-0": ("dropout 0.3 → 0", {"dropout": 0.0}),
     "init-xavier": ("초기화 PyTorch 기본 → Xavier", {"init": "xavier"}),
     "bidirectional": ("양방향 인코더 (H/2씩 두 방향)", {"bidirectional": True}),
-    "tied": ("출력층과 타깃 임베딩 가중치 공유", {"tie_embeddings": True}),
-    "luong": ("Luong 디코더 (scaled_dot)", {"decoder": "luong", "score": "scaled_dot"}),
+    "tied": ("출력층과 번역문 쪽 임베딩의 가중치 공유", {"tie_embeddings": True}),
+    "luong": ("루옹 디코더 (scaled_dot)", {"decoder": "luong", "score": "scaled_dot"}),
     "luong-feeding": (
-        "Luong 디코더 + input feeding",
+        "루옹 디코더 + input feeding",
         {"decoder": "luong", "score": "scaled_dot", "input_feeding": True},
     ),
     "baseline-60s": ("패키지 레시피, 60초 예산 (70 에폭 스케줄이 중간에 끊김)", {"time_budget": 60.0}),
