@@ -55,6 +55,11 @@ ROWS: dict[str, tuple[str, dict]] = {
         "루옹 디코더 + input feeding",
         {"decoder": "luong", "score": "scaled_dot", "input_feeding": True},
     ),
+    "combo-b32-d0": ("배치 32 + dropout 0 (같은 구조에서 평균이 높던 두 변화)", {"batch_size": 32, "dropout": 0.0}),
+    "combo-bi-b32-d0": (
+        "양방향 인코더 + 배치 32 + dropout 0",
+        {"bidirectional": True, "batch_size": 32, "dropout": 0.0},
+    ),
     "baseline-60s": ("패키지 레시피, 60초 예산 (70 에폭 스케줄이 중간에 끊김)", {"time_budget": 60.0}),
     "baseline-60s-fit": ("패키지 레시피, 60초 예산, 스케줄을 16 에폭에 맞춤", {"time_budget": 60.0, "epochs": 16}),
 }
