@@ -20,13 +20,14 @@ _spec.loader.exec_module(ablation)
 
 def test_committed_table_is_what_the_script_makes_of_the_committed_results():
     committed = (ablation.OUT / "tables.ko.md").read_text(encoding="utf-8")
-    assert committed == "\n".join(ablation.table_lines(ablation.OUT))
+    assert committed == ablation.tables_text(ablation.OUT)
 
 
 def test_committed_results_are_small_dev_runs_that_change_one_thing():
     paths = sorted(ablation.OUT.glob("*.json"))
     assert paths, "no results committed"
-    assert {p.name for p in ablation.OUT.iterdir()} == {p.name for p in paths} | {"tables.ko.md"}  # no checkpoints
+    names = {p.name for p in paths} | {"tables.ko.md", "final"}
+    assert {p.name for p in ablation.OUT.iterdir()} <= names  # no checkpoints
     for path in paths:
         assert path.stat().st_size < 20_000, path
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -36,7 +37,8 @@ def test_committed_results_are_small_dev_runs_that_change_one_thing():
         assert (config["eval_split"], config["seed"]) == ("dev", document["seed"])
         if document["kind"] == "train":
             assert document["changes"] == ablation.ROWS[document["row"]][1]
-            assert (config["budget_clock"], config["time_budget"]) == ("cpu", 300.0)
+            budget = ablation.ROWS[document["row"]][1].get("time_budget", 300.0)  # a row may set its own
+            assert (config["budget_clock"], config["time_budget"]) == ("cpu", budget)
             expected = ablation.run_config(document["row"], document["seed"], 300.0)
             assert TrainConfig(**config) == expected  # fields added after the run take their defaults
         else:
@@ -104,3 +106,27 @@ def test_bad_budget_is_a_usage_error(budget: str):
     with pytest.raises(SystemExit) as error:
         ablation.parse_args(["run", "--budget", budget])
     assert error.value.code == 2
+
+
+def test_final_results_are_five_seed_runs_read_once_on_the_test_split():
+    """Every final run trained on the whole training split and kept its translations of the 465 test pairs."""
+    paths = sorted((ablation.OUT / "final").glob("*.json"))
+    assert paths, "no final results committed"
+    assert {p.name for p in (ablation.OUT / "final").iterdir()} == {p.name for p in paths}  # no checkpoints
+    for path in paths:
+        assert path.stat().st_size < 60_000, path
+        document = json.loads(path.read_text(encoding="utf-8"))
+        assert path.name == f"{document['row']}-seed{document['seed']}.json" and document["row"] in ablation.FINAL
+        assert "dev" not in document and document["test"]["split"] == "by_english"
+        assert document["test"]["pairs"] == len(document["test"]["hypotheses"]) == 465
+        config = document["config"]
+        assert (config["eval_split"], config["seed"]) == ("test", document["seed"])
+        assert TrainConfig(**config) == ablation.run_config(document["row"], document["seed"], 300.0, "test")
+    rows = ablation.load_results(ablation.OUT / "final")
+    assert all([d["seed"] for d in documents] == [0, 1, 2, 3, 4] for documents in rows.values())
+
+
+def test_the_paired_bootstrap_of_a_final_row_reads_its_translations(tmp_path):
+    """`seed_p_values` compares the kept translations: a row against itself is a tie (p = 1)."""
+    documents = ablation.load_results(ablation.OUT / "final")["baseline"]
+    assert ablation.seed_p_values(documents[:2], documents[:2]) == [1.0, 1.0]
