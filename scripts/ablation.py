@@ -225,6 +225,8 @@ def run(args: argparse.Namespace) -> int:
 
     say(f"{len(plan) - len(todo)} of {len(plan)} runs already have results in {args.out}; {len(todo)} to go")
     for number, (row, seed) in enumerate(todo, start=1):
+        if (args.out / f"{row}-seed{seed}.json").exists():  # another process finished it meanwhile
+            continue
         say(f"[{number}/{len(todo)}] {row} seed {seed}")
         if final:
             train_row(row, seed, args, say, eval_split="test")

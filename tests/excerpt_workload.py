@@ -41,7 +41,13 @@ def translation(out: Path) -> None:
     for decoder, score in (("luong", "dot"), ("luong", "scaled_dot"), ("luong", "general"), ("gru", None)):
         train(TrainConfig(decoder=decoder, score=score, hidden_size=8, batch_size=8, epochs=1), pairs=pairs, **quiet)
     switches = TrainConfig(
-        decoder="luong", hidden_size=8, batch_size=8, epochs=1, bidirectional=True, tie_embeddings=True, input_feeding=True
+        decoder="luong",
+        hidden_size=8,
+        batch_size=8,
+        epochs=1,
+        bidirectional=True,
+        tie_embeddings=True,
+        input_feeding=True,
     )
     train(switches, pairs=pairs, **quiet)  # the recipe's architecture switches, all on
 
