@@ -231,7 +231,8 @@ def run(args: argparse.Namespace) -> int:
 
     say(f"{len(plan) - len(todo)} of {len(plan)} runs already have results in {args.out}; {len(todo)} to go")
     for number, (row, seed) in enumerate(todo, start=1):
-        if (args.out / f"{row}-seed{seed}.json").exists():  # another process finished it meanwhile
+        claim = args.checkpoints / ("final" if final else "") / f"{row}-seed{seed}.claim"
+        if (args.out / f"{row}-seed{seed}.json").exists() or not take_claim(claim):  # done or running elsewhere
             continue
         say(f"[{number}/{len(todo)}] {row} seed {seed}")
         if final:
@@ -239,6 +240,26 @@ def run(args: argparse.Namespace) -> int:
         else:
             (train_row if row in ROWS else decode_row)(row, seed, args, say)
     return 0
+
+
+def take_claim(path: Path) -> bool:
+    """Claim a run for this process (a file holding its pid), so that two processes never train the same run;
+    False when a live process holds it. A claim left by a process that is gone is taken over."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                os.kill(int(path.read_text(encoding="utf-8") or 0), 0)
+                return False  # its process is alive
+            except (ProcessLookupError, ValueError, FileNotFoundError):
+                path.unlink(missing_ok=True)  # stale: take it over
+                continue
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(str(os.getpid()))
+        return True
+    return False
 
 
 def interval(values: list[float]) -> tuple[float, float, float]:
