@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
 from seq2seq_attention.core.errors import InputError
 from seq2seq_attention.core.tokens import PAD_IDX
-from seq2seq_attention.translation.corpus import Pair, build_vocabularies, collate
+from seq2seq_attention.translation.corpus import Pair, build_vocabularies, collate, load_pairs
 from seq2seq_attention.translation.decoders import DecoderState
 from seq2seq_attention.translation.encoder import EncoderRNN, join_directions
 from seq2seq_attention.translation.model import build_model
@@ -152,14 +152,7 @@ def test_greedy_and_beam_search_decode_a_feeding_bidirectional_tied_model():
     assert torch.equal(width_one, tokens)  # a beam of one is greedy decoding, the fed vector carried per row
 
 
-PAIRS = [
-    Pair("je suis fatigue .", "i m tired ."),
-    Pair("tu es grand .", "you re tall ."),
-    Pair("il est la .", "he is here ."),
-    Pair("nous sommes prets .", "we re ready ."),
-    Pair("elle est fatiguee .", "she is tired ."),
-    Pair("ils sont grands .", "they are tall ."),
-] * 4
+PAIRS = load_pairs()[:24]  # a few bundled pairs: some land in the held-out split
 
 
 @pytest.mark.parametrize(
