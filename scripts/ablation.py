@@ -106,6 +106,7 @@ FINAL: dict[str, str | None] = {
     "baseline": None,
     "baseline-60s-fit": None,
     "combo-bi-b32-d0": "baseline",
+    "combo-b32-d0": "baseline",
     "combo-bi-b32-d0-60s-fit": "baseline-60s-fit",
 }
 """Rows of the final comparison on the test split (`final`), five seeds each, and the row each is compared with

@@ -35,11 +35,13 @@ RUNS = {
     "gru-mixed": ("runs/seq2seq/gru-mixed", "GRU seq2seq, mixed training (ratio 0.5)"),
     "gru-scheduled": ("runs/seq2seq/gru-scheduled", "GRU seq2seq, scheduled sampling (inverse sigmoid, k = 10)"),
     "bahdanau": ("src/seq2seq_attention/pretrained/bahdanau", "Bahdanau attention, teacher forcing"),
+    "bahdanau-bi": ("src/seq2seq_attention/pretrained/bahdanau-bi", "Bahdanau attention, bidirectional encoder"),
     "gru-by_french": ("runs/seq2seq/gru-by_french", "GRU seq2seq, teacher forcing, by_french split"),
     "bahdanau-by_french": ("runs/seq2seq/bahdanau-by_french", "Bahdanau attention, by_french split"),
 }
 COMPARISONS = (
     ("gru", "bahdanau", "greedy"),
+    ("bahdanau", "bahdanau-bi", "greedy"),
     ("gru", "gru-mixed", "greedy"),
     ("gru", "gru-scheduled", "greedy"),
     ("bahdanau", "bahdanau", "beam"),
@@ -156,7 +158,7 @@ def main() -> None:
     for i, pair in enumerate(samples):
         lines.append(f"| {pair.source} | {pair.target} | " + " | ".join(rows[i] for _, rows in sample_rows) + " |")
     (OUT / "samples.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    packaged = [(name, rows) for name, rows in sample_rows if name in ("gru", "bahdanau")]
+    packaged = [(name, rows) for name, rows in sample_rows if name in KOREAN_NAMES]
     korean = ["| 프랑스어 | 정답 | " + " | ".join(KOREAN_NAMES[name] for name, _ in packaged) + " |"]
     korean.append("|" + "---|" * (2 + len(packaged)))
     for i, pair in enumerate(samples):
@@ -223,7 +225,8 @@ Paired bootstrap resampling (sacrebleu, 1,000 resamples) on the same held-out pa
 {chr(10).join(comparison_table)}
 
 Logs: `<run>.log`. Sample translations (by_english held-out pairs): `samples.md`. Figure: `loss_curve.png`.
-Checkpoints: `src/seq2seq_attention/pretrained/gru` and `.../bahdanau` (packaged; the `runs/` ones are not committed).
+Checkpoints: `src/seq2seq_attention/pretrained/gru`, `.../bahdanau` and `.../bahdanau-bi` (packaged; the `runs/` ones
+are not committed).
 """
     (OUT / "README.md").write_text(readme, encoding="utf-8")
     (OUT / "bleu.ko.md").write_text(korean_tables(metrics), encoding="utf-8")
@@ -231,14 +234,19 @@ Checkpoints: `src/seq2seq_attention/pretrained/gru` and `.../bahdanau` (packaged
     print(json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}))
 
 
-KOREAN_NAMES = {"gru": "GRU seq2seq (패키지)", "bahdanau": "Bahdanau 어텐션 (패키지)"}
+KOREAN_NAMES = {
+    "gru": "GRU seq2seq (패키지)",
+    "bahdanau": "Bahdanau 어텐션 (패키지)",
+    "bahdanau-bi": "Bahdanau 어텐션 + 양방향 인코더 (패키지)",
+}
 KOREAN_LABELS = {
     "gru": "GRU seq2seq, teacher forcing, H=128",
     "gru-mixed": "GRU seq2seq, 혼합 학습(0.5), H=128",
     "gru-scheduled": "GRU seq2seq, 점점 줄이는 스케줄(inverse sigmoid, k=10), H=128",
-    "bahdanau": "Bahdanau 어텐션, H=256, cosine, dropout 0.3, label smoothing 0.1",
+    "bahdanau": "Bahdanau 어텐션, H=256, cosine, 배치 32, dropout 0, label smoothing 0.1",
+    "bahdanau-bi": "Bahdanau 어텐션 + 양방향 인코더, 나머지는 위와 같음",
     "gru-by_french": "GRU seq2seq, teacher forcing, H=128",
-    "bahdanau-by_french": "Bahdanau 어텐션, H=256, cosine, dropout 0.3, label smoothing 0.1",
+    "bahdanau-by_french": "Bahdanau 어텐션, H=256, cosine, 배치 32, dropout 0, label smoothing 0.1",
 }
 
 
