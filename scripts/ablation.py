@@ -107,6 +107,9 @@ REFERENCES: dict[str, str] = {
 REFERENCE_ROWS = ("baseline", "baseline-60s")
 """Rows that other rows are compared with (shown as 기준)."""
 
+SHORT = {"baseline": "기준", "luong": "루옹 행", "baseline-60s": "60초 기준"}
+"""Short Korean names of the rows others are compared with, for the verdict column and the paired table."""
+
 FINAL: dict[str, str | None] = {
     "baseline": None,
     "baseline-60s": None,
@@ -336,7 +339,7 @@ def table_lines(out: Path) -> list[str]:
         reference = summary.get(reference_of(row))
         against = "기준" if row in REFERENCE_ROWS else (verdict(s, reference) if reference else "-")
         if row in REFERENCES and reference:
-            against += f" ({labels[reference_of(row)]} 대비)"
+            against += f" ({SHORT[reference_of(row)]} 대비)"
         seconds = f"{s['cpu_seconds']:.0f}" + (" (디코딩만)" if row in DECODES else "")
         lines.append(
             f"| {labels[row]} | {len(s['bleus'])} | {bleus} | {s['mean']:.2f} | {s['spread']:.2f} | {bounds} "
@@ -372,7 +375,7 @@ def paired_lines(summary: dict[str, dict], labels: dict[str, str]) -> list[str]:
         mean, low, high = interval(differences)
         bounds = "-" if math.isnan(low) else f"{low:+.2f} – {high:+.2f}"
         each = ", ".join(f"{d:+.2f}" for d in differences)
-        name = labels[row] + (f" − {labels[reference_of(row)]}" if row in REFERENCES else "")
+        name = labels[row] + (f" − {SHORT[reference_of(row)]}" if row in REFERENCES else "")
         lines.append(f"| {name} | {len(differences)} | {each} | {mean:+.2f} | {bounds} |")
     return [*lines, "--8<-- [end:paired]", ""]
 
@@ -418,10 +421,8 @@ def final_lines(out: Path) -> list[str]:
         bounds = "-" if math.isnan(low) else f"{low:+.2f} – {high:+.2f}"
         p_values = ", ".join(f"{p:.3f}" for p in seed_p_values(results[reference], results[row]))
         each = ", ".join(f"{d:+.2f}" for d in differences)
-        lines.append(
-            f"| {labels[row]} − {labels[reference]} | {len(differences)} | {each} | {mean:+.2f} | {bounds} "
-            f"| {p_values} |"
-        )
+        name = f"{labels[row]} − {SHORT.get(reference, labels[reference])}"
+        lines.append(f"| {name} | {len(differences)} | {each} | {mean:+.2f} | {bounds} | {p_values} |")
     return [*lines, "--8<-- [end:final_paired]", ""]
 
 
