@@ -116,7 +116,6 @@ FINAL: dict[str, str | None] = {
     "combo-bi-b32-d0": "baseline",
     "combo-b32-d0": "baseline",
     "combo-bi-b32-d0-60s-fit": "baseline-60s",
-    "combo-bi-b32-d0-60s": "baseline-60s",
 }
 """Rows of the final comparison on the test split (`final`), five seeds each, and the row each is compared with
 (None: a reference). The new rows are the best by dev mean at their budget (see the dev table)."""
