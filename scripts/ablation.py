@@ -112,9 +112,9 @@ SHORT = {"baseline": "기준", "luong": "루옹 행", "baseline-60s": "60초 기
 
 FINAL: dict[str, str | None] = {
     "baseline": None,
-    "baseline-60s": None,
-    "combo-bi-b32-d0": "baseline",
     "combo-b32-d0": "baseline",
+    "combo-bi-b32-d0": "baseline",
+    "baseline-60s": None,
     "combo-bi-b32-d0-60s-fit": "baseline-60s",
 }
 """Rows of the final comparison on the test split (`final`), five seeds each, and the row each is compared with
