@@ -119,8 +119,8 @@ def build_model(
         InputError: an unknown decoder or score, a size outside [1, 2^20], a dropout outside [0, 1),
             an odd H for a bidirectional encoder, or input feeding for a decoder that cannot feed.
     """
-    score = _check_build(decoder, src_vocab_size, tgt_vocab_size, hidden_size, dropout, score)
-    check_architecture(decoder, hidden_size, bidirectional, tie_embeddings, input_feeding)
+    switches = (bidirectional, tie_embeddings, input_feeding)
+    score = _check_build(decoder, src_vocab_size, tgt_vocab_size, hidden_size, dropout, score, switches)
     encoder = EncoderRNN(src_vocab_size, hidden_size, dropout, bidirectional)
     model = Seq2Seq(encoder, DECODERS[decoder].decoder(hidden_size, tgt_vocab_size, dropout, score, input_feeding))
     if tie_embeddings:
@@ -144,10 +144,18 @@ def build_model(
 
 
 def _check_build(
-    decoder: str, src_vocab_size: int, tgt_vocab_size: int, hidden_size: int, dropout: float, score: str | None
+    decoder: str,
+    src_vocab_size: int,
+    tgt_vocab_size: int,
+    hidden_size: int,
+    dropout: float,
+    score: str | None,
+    switches: tuple[bool, bool, bool],
 ) -> str | None:
-    """Check `build_model`'s arguments; returns the score to use (the decoder's default for None)."""
+    """Check `build_model`'s arguments (`switches`: bidirectional, tie_embeddings, input_feeding); returns the
+    score to use (the decoder's default for None)."""
     score = choose_score(decoder, score)
+    check_architecture(decoder, hidden_size, *switches)
     sizes = {"src_vocab_size": src_vocab_size, "tgt_vocab_size": tgt_vocab_size, "hidden_size": hidden_size}
     for name, value in sizes.items():
         check_size(name, value, MAX_SIZE)
