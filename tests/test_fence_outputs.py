@@ -53,7 +53,8 @@ def coverage_problems(outputs: dict[str, list[str | None]], numbered: set[str]) 
     total = sum(len(fences) for fences in outputs.values())
     shown = sum(printed(output) for fences in outputs.values() for output in fences)
     if total and shown / total < MIN_SHARE:
-        problems.append(f"only {shown} of {total} fences ({shown / total:.0%}) print something; at least {MIN_SHARE:.0%}")
+        share = f"{shown / total:.0%}"
+        problems.append(f"only {shown} of {total} fences ({share}) print something, at least {MIN_SHARE:.0%}")
     for page in sorted(outputs):
         fences = outputs[page]
         count = sum(printed(output) for output in fences)
