@@ -175,13 +175,13 @@
     function show(index) {
       at = Math.max(-1, Math.min(placed.length - 1, index));
       for (const span of spans) span.classList.remove("stepper-current");
-      previous.disabled = at <= 0;
-      next.disabled = at >= placed.length - 1;
+      // aria-disabled, not disabled: a disabled button would drop the keyboard focus at either end
+      previous.setAttribute("aria-disabled", String(at <= 0));
+      next.setAttribute("aria-disabled", String(at >= placed.length - 1));
       position.textContent = (at + 1) + " / " + placed.length;
       panel.replaceChildren();
       if (at < 0) {
         panel.append(intro);
-        previous.disabled = true;
         return;
       }
       const { step, lines } = placed[at];
@@ -203,14 +203,14 @@
     function onKey(event) {
       if (event.altKey || event.ctrlKey || event.metaKey) return;
       const moves = { ArrowRight: 1, j: 1, ArrowLeft: -1, k: -1 };
-      if (event.key in moves) show(at + moves[event.key]);
+      if (event.key in moves) show(Math.max(0, at + moves[event.key]));
       else if (event.key === "Home") show(0);
       else if (event.key === "End") show(placed.length - 1);
       else return;
       event.preventDefault();
     }
 
-    previous.addEventListener("click", () => show(at - 1));
+    previous.addEventListener("click", () => show(Math.max(0, at - 1)));
     next.addEventListener("click", () => show(at + 1));
     box.addEventListener("keydown", onKey);
     const pre = block.querySelector("pre");
