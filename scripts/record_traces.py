@@ -5,7 +5,7 @@ finds those sections on the pages, runs the packaged Bahdanau translator on one 
 under `sys.settrace`, and records, for each line of a section that ran, what the line bound: an
 assignment its targets, a `return` line its value. Only the first time a line runs counts, so a
 loop shows its first iteration and the decoder its first step. Three workloads run, in this order:
-loading the checkpoint (the `__init__` sections), greedy translation (`greedy_decode`: the keys
+loading the checkpoint (the `__init__` sections), greedy translation (`translate`: the keys
 projected once, then the first decoding step) and one teacher-forced pass with the reference
 translation as the target (the training loop: `forward`, `loop`, `after_loop`).
 
@@ -145,7 +145,7 @@ def _fits(dims: list[str], shape: tuple[int, ...], known: dict[str, int]) -> boo
     if len(dims) != len(shape):
         return False
     seen: dict[str, int] = {}
-    for dim, size in zip(dims, shape):
+    for dim, size in zip(dims, shape, strict=True):
         match = DIM.match(dim)
         if match["size"] is not None:
             if int(match["size"]) != size:
@@ -163,7 +163,7 @@ def _fits(dims: list[str], shape: tuple[int, ...], known: dict[str, int]) -> boo
 
 def letters(dims: list[str], shape: tuple[int, ...]) -> list[str]:
     """``["B", "1", "S"]`` and (1, 1, 6) -> ``["B=1", "1", "S=6"]``."""
-    return [dim if dim.isdigit() else f"{dim}={size}" for dim, size in zip(dims, shape)]
+    return [dim if dim.isdigit() else f"{dim}={size}" for dim, size in zip(dims, shape, strict=True)]
 
 
 def _round(value: float) -> float | str:
@@ -211,8 +211,8 @@ def describe_tensor(tensor, dims: list[str] | None, ctx: Context) -> dict:
     if col_dim == "V" and rows.size(1) > COLS and rows.is_floating_point():
         best = torch.topk(rows.float(), TOP, dim=-1)
         record["top"] = [
-            [[ctx.target_words[i], _round(float(v))] for v, i in zip(vs.tolist(), ix.tolist())]
-            for vs, ix in zip(best.values, best.indices)
+            [[ctx.target_words[i], _round(float(v))] for v, i in zip(vs.tolist(), ix.tolist(), strict=True)]
+            for vs, ix in zip(best.values, best.indices, strict=True)
         ]
     else:
         if rows.size(1) > COLS:
@@ -222,7 +222,9 @@ def describe_tensor(tensor, dims: list[str] | None, ctx: Context) -> dict:
         record["values"] = [[convert(v) for v in row] for row in shown.tolist()]
         vocabulary = {"S": ctx.source_words, "T": ctx.target_words}.get(col_dim)
         if vocabulary is not None and not shown.is_floating_point() and shown.dtype != torch.bool:
-            record["words"] = [[vocabulary[v] if 0 <= v < len(vocabulary) else "?" for v in row] for row in shown.tolist()]
+            record["words"] = [
+                [vocabulary[v] if 0 <= v < len(vocabulary) else "?" for v in row] for row in shown.tolist()
+            ]
         if col_dim == "S" and shown.size(1) == len(ctx.source_tokens):
             record["cols"] = ctx.source_tokens
     if row_dim == "S" and rows.size(0) <= len(ctx.source_tokens):
@@ -235,7 +237,7 @@ def describe_tensor(tensor, dims: list[str] | None, ctx: Context) -> dict:
 
 
 def describe(value, dims: list[str] | None, ctx: Context) -> dict:
-    """A tensor (see `describe_tensor`), a module (its class and parameter shapes), an object of tensors, a plain value."""
+    """A tensor (`describe_tensor`), a module (class, parameter shapes), an object of tensors, or a plain value."""
     import torch
     from torch import nn
 
@@ -281,7 +283,7 @@ def _bindings(node: ast.stmt, frame, returned: object, has_return: bool) -> list
         if not has_return or node.value is None:
             return []
         if isinstance(node.value, ast.Tuple) and isinstance(returned, tuple) and len(returned) == len(node.value.elts):
-            return [(ast.unparse(e), v) for e, v in zip(node.value.elts, returned)]
+            return [(ast.unparse(e), v) for e, v in zip(node.value.elts, returned, strict=True)]
         return [("return", returned)]
     found: list[tuple[str, object]] = []
 
@@ -407,9 +409,8 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
 
     from seq2seq_attention.core.batching import collate
     from seq2seq_attention.core.checkpoint import load_checkpoint
-    from seq2seq_attention.core.tokens import EOS_IDX
     from seq2seq_attention.translation.corpus import load_pairs, split_pairs
-    from seq2seq_attention.translation.search import greedy_decode
+    from seq2seq_attention.translation.search import translate
 
     torch.manual_seed(0)
     checkpoint = load_checkpoint(ROOT / MODEL)
@@ -445,12 +446,11 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
     try:
         traced = load_checkpoint(ROOT / MODEL)  # the `__init__` sections run while the model is rebuilt
         model = traced.model.eval()
-        tokens, _ = greedy_decode(model, batch.source, batch.lengths)  # (B, T): keys projected once, first step
+        (translation,) = translate(model, traced.vocabs, [source])  # greedy: keys projected once, then the steps
         with torch.inference_mode():
             model(batch.source, batch.lengths, batch.target)  # teacher forcing: the training loop's first step
     finally:
         sys.settrace(previous)
-    translation = vocabs.target.decode(tokens[0].tolist())
     return {
         "format": "seq2seq-attention/traces",
         "version": 1,
@@ -481,17 +481,24 @@ def differences(committed: dict, fresh: dict, tolerance: float = TOLERANCE) -> l
     def walk(a: object, b: object, where: str) -> None:
         if len(problems) > 40:
             return
-        if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, int | float) or not isinstance(b, int | float):
+        if (
+            isinstance(a, bool)
+            or isinstance(b, bool)
+            or not isinstance(a, int | float)
+            or not isinstance(b, int | float)
+        ):
             if isinstance(a, dict) and isinstance(b, dict):
                 for key in sorted(set(a) | set(b)):
                     if key not in a or key not in b:
-                        problems.append(f"{where}: {key!r} only in the {'fresh run' if key in b else 'committed trace'}")
+                        problems.append(
+                            f"{where}: {key!r} only in the {'fresh run' if key in b else 'committed trace'}"
+                        )
                     else:
                         walk(a[key], b[key], f"{where}.{key}")
             elif isinstance(a, list) and isinstance(b, list):
                 if len(a) != len(b):
                     problems.append(f"{where}: {len(a)} items committed, {len(b)} in the fresh run")
-                for i, (x, y) in enumerate(zip(a, b)):
+                for i, (x, y) in enumerate(zip(a, b, strict=False)):
                     walk(x, y, f"{where}[{i}]")
             elif a != b:
                 problems.append(f"{where}: committed {a!r}, fresh run {b!r}")
@@ -523,7 +530,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Record the tensors each excerpted line of the line-by-line pages made in one run of the "
         "packaged Bahdanau translator (the pages' step-through reads the result at build time).",
     )
-    parser.add_argument("--out", type=Path, default=TRACE_PATH, help=f"where to write (default: {TRACE_PATH.relative_to(ROOT)})")
+    parser.add_argument(
+        "--out", type=Path, default=TRACE_PATH, help=f"where to write (default: {TRACE_PATH.relative_to(ROOT)})"
+    )
     parser.add_argument("--sentence", help="a held-out French source sentence, normalised (default: chosen by rule)")
     parser.add_argument("--check", action="store_true", help="compare a fresh run with --out instead of writing it")
     args = parser.parse_args(argv)

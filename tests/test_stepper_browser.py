@@ -75,7 +75,7 @@ def _luminance(rgb: tuple[float, ...]) -> float:
 def _contrast(fg: str, bg: str) -> float:
     fg_rgb, bg_rgb = _rgb(fg), _rgb(bg)
     alpha = fg_rgb[3]  # text drawn with alpha over the background
-    mixed = tuple(alpha * f + (1 - alpha) * b for f, b in zip(fg_rgb[:3], bg_rgb[:3]))
+    mixed = tuple(alpha * f + (1 - alpha) * b for f, b in zip(fg_rgb[:3], bg_rgb[:3], strict=True))
     lighter, darker = sorted((_luminance(mixed), _luminance(bg_rgb)), reverse=True)
     return (lighter + 0.05) / (darker + 0.05)
 

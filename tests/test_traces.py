@@ -53,7 +53,9 @@ def stale_lines(trace: dict) -> list[str]:
             problems.append(f"{ref} is traced but no line-by-line page excerpts it")
             continue
         path, section = ref.rsplit(":", 1)
-        if not (ROOT / path).is_file() or f"# --8<-- [start:{section}]" not in (ROOT / path).read_text(encoding="utf-8"):
+        if not (ROOT / path).is_file() or f"# --8<-- [start:{section}]" not in (ROOT / path).read_text(
+            encoding="utf-8"
+        ):
             problems.append(f"{ref}: the section is gone from src")
             continue
         texts = recorder.section_texts(ref)
@@ -66,7 +68,9 @@ def stale_lines(trace: dict) -> list[str]:
 
 def test_every_traced_line_is_still_in_its_excerpted_section(committed: dict):
     problems = stale_lines(committed)
-    assert not problems, "the step-through trace is stale; re-record it with `" + RERECORD + "`:\n" + "\n".join(problems)
+    assert not problems, (
+        "the step-through trace is stale; re-record it with `" + RERECORD + "`:\n" + "\n".join(problems)
+    )
 
 
 def test_the_staleness_check_sees_an_edited_line_and_a_dropped_section(committed: dict):
@@ -94,12 +98,22 @@ def test_the_trace_is_small_and_names_a_held_out_sentence(committed: dict):
     assert sentence["source_tokens"] == [*sentence["source"].split(), "<eos>"]
     print(sentence["source"], "->", sentence["translation"], f"({len(sentence['source_tokens'])} tokens)")
     # the pages' first decoding step: the attention over the sentence sums to 1
-    (step,) = [s for s in committed["sections"]["src/seq2seq_attention/attention/attention.py:forward"]
-               if s["text"][0].startswith("weights =")]
+    (step,) = [
+        s
+        for s in committed["sections"]["src/seq2seq_attention/attention/attention.py:forward"]
+        if s["text"][0].startswith("weights =")
+    ]
     (weights,) = step["values"]
     assert weights["dims"] == ["B=1", "T=1", f"S={len(sentence['source_tokens'])}"]
     assert weights["cols"] == sentence["source_tokens"]
     assert sum(weights["values"]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_one_step_page_names_the_traced_sentence(committed: dict):
+    text = (ROOT / "docs" / "attention" / "one-step.md").read_text(encoding="utf-8")
+    assert f"«{committed['sentence']['source']}»" in text, (
+        f"docs/attention/one-step.md names another sentence than the trace's {committed['sentence']['source']!r}"
+    )
 
 
 def test_the_committed_trace_equals_a_fresh_run(committed: dict, tmp_path: Path):
@@ -125,7 +139,9 @@ def test_the_comparison_sees_a_value_a_shape_and_a_line_that_changed(committed: 
         for ref, steps in changed["sections"].items()
         for i, step in enumerate(steps)
         for value in step["values"]
-        if value["kind"] == "tensor" and isinstance(value.get("values"), list) and not isinstance(value["values"][0], list)
+        if value["kind"] == "tensor"
+        and isinstance(value.get("values"), list)
+        and not isinstance(value["values"][0], list)
     ]
     ref, i, value = next(t for t in tensors if abs(t[2]["values"][0]) < 0.5)  # tolerance 1e-5 (and 1e-5 relative)
     value["values"][0] += 2e-5
@@ -144,7 +160,10 @@ def test_the_comparison_sees_a_value_a_shape_and_a_line_that_changed(committed: 
         ("scores = self.score.compare(query, proj_keys)  # (B, T, S)", [["B", "T", "S"]]),
         ("query = state.hidden.permute(1, 0, 2)  # (1, B, H) -> (B, 1, H): s_{t-1}", [["B", "1", "H"]]),
         (")  # (B, 1, H), (B, 1, S)", [["B", "1", "H"], ["B", "1", "S"]]),
-        ("return self.Va(torch.tanh(q + k)).squeeze(-1)  # (B, T, S, H) -> (B, T, S, 1) -> (B, T, S)", [["B", "T", "S"]]),
+        (
+            "return self.Va(torch.tanh(q + k)).squeeze(-1)  # (B, T, S, H) -> (B, T, S, 1) -> (B, T, S)",
+            [["B", "T", "S"]],
+        ),
         ("input_gru = torch.cat((embedded, context), dim=2)  # (B, 1, 2H)", [["B", "1", "2H"]]),
         ("self.Wa = nn.Linear(self.query_size, hidden_size)  # W_a: projects the query (decoder state)", []),
         ("outputs.append(output)", []),
