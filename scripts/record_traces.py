@@ -4,9 +4,10 @@ The line-by-line pages (`PAGES`) show source excerpts (`--8<-- "src/...py:sectio
 finds those sections on the pages, runs the packaged Bahdanau translator on one held-out sentence
 under `sys.settrace`, and records, for each line of a section that ran, what the line bound: an
 assignment its targets, a `return` line its value. Only the first time a line runs counts, so a
-loop shows its first iteration and the decoder its first step. Three workloads run, in this order:
-loading the checkpoint (the `__init__` sections), greedy translation (`translate`: the keys
-projected once, then the first decoding step) and one teacher-forced pass with the reference
+loop shows its first iteration and the decoder its first step. Four workloads run, in this order:
+loading the checkpoint (the `__init__` sections), the attention module called on its own with the first
+step's query (its `forward`), greedy translation (`translate`: the keys projected once, then the
+first decoding step) and one teacher-forced pass with the reference
 translation as the target (the training loop: `forward`, `loop`, `after_loop`).
 
 A tensor is recorded with its shape, the letters of the line's trailing shape comment where they fit
@@ -284,6 +285,8 @@ def _bindings(node: ast.stmt, frame, returned: object, has_return: bool) -> list
             return []
         if isinstance(node.value, ast.Tuple) and isinstance(returned, tuple) and len(returned) == len(node.value.elts):
             return [(ast.unparse(e), v) for e, v in zip(node.value.elts, returned, strict=True)]
+        if isinstance(returned, tuple) and not hasattr(returned, "_fields"):  # `return self.attend(...)`: a pair
+            return [(f"return[{i}]", v) for i, v in enumerate(returned)]
         return [("return", returned)]
     found: list[tuple[str, object]] = []
 
@@ -320,14 +323,15 @@ class Recorder:
                 self.files[filename] = statements(ROOT / path)
         self.steps: dict[str, list[dict]] = {reference: [] for reference in references}
         self.done: set[tuple[str, int]] = set()
-        self.pending: dict[int, tuple[str, Statement]] = {}  # id(frame) -> the statement that is running
+        self.pending: dict[int, tuple[str, Statement, int]] = {}  # id(frame) -> the statement running, its start
+        self.started = 0  # statements started so far: a line's place in the run is when it starts, not when it ends
         self.dims: dict[int, dict[str, tuple]] = {}  # id(frame) -> name -> (shape, letters) bound in this call
 
     def _where(self, filename: str, statement: Statement) -> list[tuple[str, int, int]]:
         return [s for s in self.sections.get(filename, []) if s[1] <= statement.first and statement.last <= s[2]]
 
     def _finish(self, frame, returned: object = None, has_return: bool = False) -> None:
-        filename, statement = self.pending.pop(id(frame), (None, None))
+        filename, statement, started = self.pending.pop(id(frame), (None, None, 0))
         if statement is None:
             return
         lines = Path(filename).read_text(encoding="utf-8").splitlines()
@@ -357,7 +361,12 @@ class Recorder:
             if (reference, statement.first) in self.done:
                 continue
             self.done.add((reference, statement.first))
-            self.steps[reference].append({"text": text, "at": statement.first - first, "values": values})
+            self.steps[reference].append({"text": text, "at": statement.first - first, "values": values, "_": started})
+
+    def in_order(self, reference: str) -> list[dict]:
+        """The section's lines in the order they started (a line that calls into the section ends after its callee)."""
+        steps = sorted(self.steps[reference], key=lambda step: step["_"])
+        return [{key: value for key, value in step.items() if key != "_"} for step in steps]
 
     def local(self, frame, event, arg):
         filename = frame.f_code.co_filename
@@ -368,7 +377,8 @@ class Recorder:
                 return self.local
             self._finish(frame)
             if statement is not None and self._where(filename, statement):
-                self.pending[id(frame)] = (filename, statement)
+                self.started += 1
+                self.pending[id(frame)] = (filename, statement, self.started)
         elif event == "return":
             running = self.pending.get(id(frame))
             is_return = running is not None and isinstance(running[1].node, ast.Return)
@@ -378,8 +388,8 @@ class Recorder:
 
     def call(self, frame, event, arg):
         filename = frame.f_code.co_filename
-        if filename not in self.sections:
-            return None
+        if filename not in self.sections or frame.f_code.co_name.startswith("<"):
+            return None  # a comprehension or lambda runs inside its statement, which its own frame records
         start = frame.f_code.co_firstlineno
         end = max((line for _, _, line in frame.f_code.co_lines() if line is not None), default=start)
         if any(first <= end and start <= last for _, first, last in self.sections[filename]):
@@ -446,6 +456,11 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
     try:
         traced = load_checkpoint(ROOT / MODEL)  # the `__init__` sections run while the model is rebuilt
         model = traced.model.eval()
+        attention = getattr(model.decoder, "attention", None)
+        if attention is not None:  # the attention module called on its own (its `forward`), with the first step's query
+            with torch.inference_mode():
+                keys, hidden, _ = model.encode(batch.source, batch.lengths)  # (B, S, H), (1, B, H)
+                attention(hidden.permute(1, 0, 2), keys)  # query s_0: (B, 1, H)
         (translation,) = translate(model, traced.vocabs, [source])  # greedy: keys projected once, then the steps
         with torch.inference_mode():
             model(batch.source, batch.lengths, batch.target)  # teacher forcing: the training loop's first step
@@ -465,7 +480,7 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
             "translation": translation,
         },
         "pages": list(pages),
-        "sections": {reference: steps for reference, steps in recorder.steps.items() if steps},
+        "sections": {reference: recorder.in_order(reference) for reference, steps in recorder.steps.items() if steps},
         "not_run": [reference for reference, steps in recorder.steps.items() if not steps],
     }
 
