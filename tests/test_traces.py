@@ -97,16 +97,18 @@ def test_the_trace_is_small_and_names_a_held_out_sentence(committed: dict):
     assert sentence["source"] not in {p.source for p in train}
     assert sentence["source_tokens"] == [*sentence["source"].split(), "<eos>"]
     print(sentence["source"], "->", sentence["translation"], f"({len(sentence['source_tokens'])} tokens)")
-    # the pages' first decoding step: the attention over the sentence sums to 1
-    (step,) = [
-        s
-        for s in committed["sections"]["src/seq2seq_attention/attention/attention.py:forward"]
-        if s["text"][0].startswith("weights =")
+    # the pages' first decoding step: some line binds the attention over the sentence, and it sums to 1
+    weights = [
+        value
+        for steps in committed["sections"].values()
+        for step in steps
+        for value in step["values"]
+        if value.get("dims") == ["B=1", "T=1", f"S={len(sentence['source_tokens'])}"]
+        and value.get("cols")
+        and abs(sum(value["values"]) - 1) < 1e-5
     ]
-    (weights,) = step["values"]
-    assert weights["dims"] == ["B=1", "T=1", f"S={len(sentence['source_tokens'])}"]
-    assert weights["cols"] == sentence["source_tokens"]
-    assert sum(weights["values"]) == pytest.approx(1.0, abs=1e-5)
+    assert weights, "no traced line binds attention weights over the sentence"
+    assert all(value["cols"] == sentence["source_tokens"] for value in weights)
 
 
 def test_the_one_step_page_names_the_traced_sentence(committed: dict):
