@@ -26,9 +26,10 @@
     return node;
   }
 
-  function number(value) {
+  /* A float rounded to 4 decimals (JSON reads 0.0 as 0: the dtype says which it is), an integer as it is. */
+  function number(value, isFloat = true) {
     if (typeof value === "string") return value; // nan, inf
-    if (Number.isInteger(value) && !String(value).includes(".")) return String(value);
+    if (!isFloat) return String(value);
     const text = value.toFixed(DIGITS);
     return text === "-0.0000" ? "0.0000" : text;
   }
@@ -39,9 +40,9 @@
   }
 
   /* A cell shaded by |value| / the largest |value| shown: dark for large, light for small, in either theme. */
-  function shaded(tag, value, scale, label) {
+  function shaded(tag, value, scale, label, isFloat = true) {
     const share = scale > 0 && typeof value === "number" ? Math.abs(value) / scale : 0;
-    const cell = el(tag, { class: "stepper__cell" + (share > 0.55 ? " stepper__cell--dark" : "") }, label || number(value));
+    const cell = el(tag, { class: "stepper__cell" + (share > 0.55 ? " stepper__cell--dark" : "") }, label || number(value, isFloat));
     cell.style.setProperty("--stepper-shade", Math.round(share * 85) + "%");
     return cell;
   }
@@ -52,17 +53,24 @@
     return scale;
   }
 
+  /* A row of a 2-D slice: a decoding step over T is t=1, t=2, ... (as in the top-5 table); any other row, its index. */
+  function rowLabel(value, i) {
+    const letter = value.dims && value.dims.length >= 2 ? value.dims[value.dims.length - 2].split("=")[0] : "";
+    return letter === "T" ? "t=" + (i + 1) : String(i);
+  }
+
   function valuesTable(value) {
     const vector = !Array.isArray(value.values[0]);
     const rows = vector ? [value.values] : value.values;
     const words = value.words ? (vector ? [value.words] : value.words) : null;
-    const scale = value.dtype.startsWith("float") ? scaleOf(rows) : 0;
+    const isFloat = value.dtype.startsWith("float") || value.dtype.startsWith("bfloat");
+    const scale = isFloat ? scaleOf(rows) : 0;
     const width = rows[0].length;
     const head = el("tr", {}, el("th", { scope: "col" }, vector ? "" : "행"),
       ...Array.from({ length: width }, (_, j) => el("th", { scope: "col" }, value.cols ? value.cols[j] : String(j))));
     const body = rows.map((row, i) => el("tr", {},
-      el("th", { scope: "row" }, vector ? "값" : (value.rows ? value.rows[i] : String(i))),
-      ...row.map((v, j) => shaded("td", v, scale, words ? number(v) + " " + words[i][j] : null))));
+      el("th", { scope: "row" }, vector ? "값" : (value.rows ? value.rows[i] : rowLabel(value, i))),
+      ...row.map((v, j) => shaded("td", v, scale, words ? number(v, isFloat) + " " + words[i][j] : null, isFloat))));
     return el("div", { class: "stepper__scroll" },
       el("table", { class: "stepper__table" }, el("thead", {}, head), el("tbody", {}, body)));
   }
@@ -98,7 +106,7 @@
       const header = el("p", { class: "stepper__head" }, name, " ",
         el("span", { class: "stepper__shape" }, shapeText(value)), " ", el("span", { class: "stepper__dtype" }, value.dtype));
       let body = null;
-      if ("value" in value) body = el("p", { class: "stepper__scalar" }, number(value.value));
+      if ("value" in value) body = el("p", { class: "stepper__scalar" }, number(value.value, value.dtype.includes("float")));
       else if (value.top) body = topTable(value);
       else if (value.values) body = valuesTable(value);
       return el("div", { class: "stepper__value" }, header, body, notes(value));
