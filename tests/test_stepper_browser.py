@@ -61,6 +61,8 @@ return {
   cells: table ? [...table.querySelectorAll("tbody td")].map(c => c.textContent) : [],
   table_fits: scroller ? scroller.scrollWidth <= scroller.clientWidth + 1 : null,
   live: panel.getAttribute("aria-live"),
+  cell_colors: [...panel.querySelectorAll("td.stepper__cell")]
+    .map(c => [c.textContent, getComputedStyle(c).color, getComputedStyle(c).backgroundColor]),
   buttons: [...box.querySelectorAll(".stepper__bar > *")].filter(b => b.tagName === "BUTTON")
     .map(b => ({text: b.textContent.trim(), type: b.type, disabled: b.getAttribute("aria-disabled") === "true"})),
   focus_inside: box.contains(document.activeElement),
@@ -78,8 +80,16 @@ return {
 
 
 def _rgb(css: str) -> tuple[float, ...]:
-    parts = [float(x) for x in re.findall(r"[\d.]+", css)]
-    return tuple(parts[:3]) + ((parts[3],) if len(parts) > 3 else (1.0,))
+    """`rgb(...)`, `rgba(...)` or `color(srgb r g b / a)` (Chromium's color-mix) as 0-255 channels and alpha."""
+    parts = [float(x) for x in re.findall(r"[\d.]+(?:e-?\d+)?", css)]
+    scale = 255 if css.startswith("color(") else 1
+    return tuple(c * scale for c in parts[:3]) + ((parts[3],) if len(parts) > 3 else (1.0,))
+
+
+def _over(top: str, bottom: str) -> str:
+    """`top` drawn over the opaque `bottom`, as rgb()."""
+    t, b = _rgb(top), _rgb(bottom)
+    return "rgb(" + ", ".join(str(t[3] * x + (1 - t[3]) * y) for x, y in zip(t[:3], b[:3], strict=True)) + ")"
 
 
 def _luminance(rgb: tuple[float, ...]) -> float:
@@ -154,6 +164,8 @@ def test_a_reader_steps_through_attend_with_the_keyboard_on_a_phone_in_the_dark_
         assert now["names"] == names and now["shapes"] == shapes, (now, step)
         if cells:
             assert now["cells"][: len(cells)] == cells
+        for text, color, background in now["cell_colors"]:  # every shade of the grey scale stays legible
+            assert _contrast(color, _over(background, now["background"])) >= 4.5, (text, color, background)
         shown.append(now)
 
     weights = shown[_weights_step(steps)]

@@ -39,11 +39,15 @@
     return "(" + sizes.join(", ") + ")";
   }
 
-  /* A cell shaded by |value| / the largest |value| shown: dark for large, light for small, in either theme. */
+  /* A cell shaded by |value| / the largest |value| shown, in the text colour over the background (so in either
+     theme). No middle grey, on which neither text colour would be legible: up to half the largest, 0-25 % of the
+     text colour under the text; above, 72-95 % under text in the background colour. */
   function shaded(tag, value, scale, label, isFloat = true) {
     const share = scale > 0 && typeof value === "number" ? Math.abs(value) / scale : 0;
-    const cell = el(tag, { class: "stepper__cell" + (share > 0.55 ? " stepper__cell--dark" : "") }, label || number(value, isFloat));
-    cell.style.setProperty("--stepper-shade", Math.round(share * 85) + "%");
+    const dark = share > 0.5;
+    const cell = el(tag, { class: "stepper__cell" + (dark ? " stepper__cell--dark" : "") }, label || number(value, isFloat));
+    const shade = dark ? 72 + (share - 0.5) * 46 : share * 50;
+    cell.style.setProperty("--stepper-shade", shade.toFixed(1) + "%");
     return cell;
   }
 
