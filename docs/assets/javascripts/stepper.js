@@ -119,7 +119,7 @@
       const params = Object.entries(value.params).map(([key, shape]) => key + " (" + shape.join(", ") + ")").join(", ");
       return el("div", { class: "stepper__value" },
         el("p", { class: "stepper__head" }, name, " ", el("span", { class: "stepper__shape" }, value.repr)),
-        params ? el("p", { class: "stepper__note" }, "파라미터: " + params + " (값은 학습된 가중치로 곧 바뀝니다).") : null);
+        params ? el("p", { class: "stepper__note" }, "매개변수: " + params + " (값은 학습된 가중치로 곧 바뀝니다).") : null);
     }
     if (value.kind === "object") {
       const fields = Object.entries(value.fields)
@@ -178,7 +178,7 @@
     const panel = el("div", { class: "stepper__panel", "aria-live": "polite", "aria-atomic": "true" });
     const intro = el("p", { class: "stepper__intro" },
       "기록된 실행: 패키지의 바다나우 번역기, 평가용(test) 문장 «" + sentence.source + "» → «" + sentence.translation +
-      "», 첫 디코딩 스텝. ‘다음 줄’(→ 또는 j)을 누르면 실행된 줄이 차례로 강조되고, 그 줄이 만든 텐서가 여기에 나옵니다.");
+      "», 첫 디코딩 스텝. ‘다음 줄’(→ 또는 j)을 누르면 실행된 줄이 차례로 강조되고, 그 줄이 만든 Tensor가 여기에 나옵니다.");
     panel.append(intro);
     const box = el("div", { class: "stepper", role: "group", "aria-label": "실행 따라가기: " + ref, "data-ref": ref },
       el("div", { class: "stepper__bar" }, previous, next, position), panel);
