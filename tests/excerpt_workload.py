@@ -15,7 +15,17 @@ from pathlib import Path
 
 import torch
 
-from seq2seq_attention import EOS_IDX, SOS_IDX, Vocabulary, build_model, masked_softmax, translate
+from seq2seq_attention import (
+    EOS_IDX,
+    SCORES,
+    SOS_IDX,
+    Attention,
+    Vocabulary,
+    build_model,
+    build_score,
+    masked_softmax,
+    translate,
+)
 from seq2seq_attention.core.checkpoint import load_checkpoint
 from seq2seq_attention.sentiment.classifier import build_classifier
 from seq2seq_attention.sentiment.data import prepare_data
@@ -42,6 +52,10 @@ class Sizes:
     """What the packaged translator translates (B of its batch; their lengths differ, so they are padded)."""
     evaluated: int = 20
     """Held-out pairs the packaged translator is evaluated on."""
+    free_running: tuple[int, ...] = (4, 5, 6)
+    """Source token ids (before `<eos>`) the packaged translator decodes without a target."""
+    plotted: str = "je suis fatigue ."
+    """The sentence whose attention is plotted."""
     classifier_embedding: int = 8
     """E of the attention classifier."""
     classifier_hidden: int = 4
@@ -69,7 +83,8 @@ def translation(out: Path, sizes: Sizes = Sizes(), device: torch.device | str = 
     )
     train(mixed, pairs=pairs, **quiet)
     for decoder, score in (("luong", "dot"), ("luong", "scaled_dot"), ("luong", "general"), ("gru", None)):
-        train(TrainConfig(decoder=decoder, score=score, hidden_size=H, batch_size=batch, epochs=1), pairs=pairs, **quiet)
+        config = TrainConfig(decoder=decoder, score=score, hidden_size=H, batch_size=batch, epochs=1)
+        train(config, pairs=pairs, **quiet)
     switches = TrainConfig(
         decoder="luong",
         hidden_size=H,
@@ -93,22 +108,32 @@ def translation(out: Path, sizes: Sizes = Sizes(), device: torch.device | str = 
     compare(greedy, beam)
     compare(greedy, greedy)  # nothing differs: a tie
     bootstrap_interval(greedy.hypotheses, greedy.references)
-    source, output, weights = sentence_attention(model, vocabs, "je suis fatigue .")
+    source, output, weights = sentence_attention(model, vocabs, sizes.plotted)
     plot_attention(weights, source, output)
 
-    plot_attention(weights, source, output, title="je suis fatigue .")
+    plot_attention(weights, source, output, title=sizes.plotted)
 
     tiny = build_vocabularies(pairs)
     luong = build_model("luong", len(tiny.source), len(tiny.target), hidden_size=H, score="general").eval()
     export_onnx(luong, tiny, out / "onnx")
-    pages(model, vocabs, out, device)
+    pages(model, vocabs, out, device, H, sizes.free_running)
 
 
-def pages(model, vocabs, out: Path, device: torch.device | str = "cpu") -> None:
-    """The public calls the pages make that a training run does not: free running, no lengths, a corpus file."""
-    source = torch.tensor([[4, 5, 6, EOS_IDX]], device=device)  # (1, S)
-    model(source, torch.tensor([4], device=device))  # no target: greedy decoding
+def pages(
+    model, vocabs, out: Path, device: torch.device | str = "cpu", hidden: int = 8, tokens: tuple[int, ...] = (4, 5, 6)
+) -> None:
+    """The public calls the pages make that a training run does not: free running, no lengths, a corpus file,
+    an attention over several query steps (T > 1), a bidirectional encoder without lengths."""
+    source = torch.tensor([[*tokens, EOS_IDX]], device=device)  # (1, S)
+    model(source, torch.tensor([source.size(1)], device=device))  # no target: greedy decoding
     model.encoder(source)  # no lengths
+    sources = torch.tensor([[4, 5, 6, 7, EOS_IDX]] * 3, device=device)  # (3, 5)
+    both_ways = build_model("gru", 10, 10, hidden_size=hidden, bidirectional=True).to(device)
+    both_ways.encoder(sources)  # no lengths, two directions
+    query, keys = torch.randn(2, 3, hidden, device=device), torch.randn(2, 5, hidden, device=device)
+    mask = torch.tensor([[True] * 5, [True] * 4 + [False]], device=device)
+    for name in SCORES:  # (B, T, H) queries with T = 3, as a page's fence calls them
+        Attention(build_score(name, hidden)).to(device)(query, keys, mask)
     scores = torch.randn(2, 1, 3, device=device)
     masked_softmax(scores, torch.tensor([[True, True, False], [True, True, True]], device=device))
     vocabulary = Vocabulary("eng")
