@@ -49,9 +49,11 @@ a step that beam search drives. So letters are bound per frame execution, in thi
 2. a letter that the function's docstring (or, for a method, its class's) gives to an argument,
    ``query: (B, T, Hq)``, takes that argument's size at the call (when the ranks agree and the
    docstring's whole numbers match);
-3. every other letter takes the size that most of the frame's executed commented lines show for
-   it (a tie goes to the earliest line): a comment that disagrees with the rest of its function is
-   the one that is named.
+3. the other letters take the sizes that the most executed commented lines of the frame agree
+   with (every combination of the sizes the lines show is tried): a comment that disagrees with
+   the rest of its function is the one that is named. When several bindings fit equally well,
+   a line that fails under any of them is named, with a note that the run cannot tell which of
+   the disagreeing lines is wrong.
 
 A line fails when a dim disagrees with its binding, when its rank or its number of values differ
 from the comment, or when it binds None where the comment does not allow it. An execution checks
@@ -67,7 +69,9 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
 import json
+import math
 import re
 import sys
 import tokenize
@@ -468,11 +472,9 @@ def docstring_seeds(docs: list[str], arguments: dict[str, list[int]]) -> dict[st
             if shape is None or parsed is None or len(parsed[0]) != len(shape):
                 continue
             dims = parsed[0]
-            if any(d.letter is None and d.value({}) != size for d, size in zip(dims, shape) if not d.names):
-                continue  # a whole number that does not match: this line describes another case
-            if any(d.letter is None and d.names for d in dims):
-                continue
-            for dim, size in zip(dims, shape):
+            if any(d.letter is None and (d.names or d.value({}) != size) for d, size in zip(dims, shape, strict=True)):
+                continue  # arithmetic, or a whole number that does not match: this line describes another case
+            for dim, size in zip(dims, shape, strict=True):
                 if dim.letter is not None and dim.letter not in seeds:
                     seeds[dim.letter] = [size, name]
     return seeds
@@ -607,16 +609,15 @@ SHAPE_SIZES = dict(
     classifier_embedding=6,
     classifier_hidden=7,
     classifier_attention=9,
-    classifier_batch=13,
+    classifier_batch=41,
 )
 """The workload's sizes for the trace: no two of H, B, k, E, 2H, ... alike (the data sets S, T, V)."""
 
 
 def trace(out: Path, workdir: Path, device: str) -> None:
     """Run the workload under the tracer on `device`; write the records to `out` (JSON)."""
-    import torch
-
     import excerpt_workload
+    import torch
 
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -663,7 +664,7 @@ def _align(values: list, specs: list[Spec], each: bool) -> list[tuple[object, Sp
         if len(kept) != len(specs):
             return f"the comment states {len(specs)} value(s), the line bound {len(values)}: {_show(values)}"
         values = kept
-    return list(zip(values, specs))
+    return list(zip(values, specs, strict=True))
 
 
 def _show(values: list) -> str:
@@ -673,6 +674,74 @@ def _show(values: list) -> str:
         return "None" if value is None else str(value)
 
     return ", ".join(one(v) for v in values)
+
+
+def _judge(aligned: list | str, binding: dict[str, int], may_be_none: bool) -> tuple[str | None, dict[str, float]]:
+    """The first disagreement of one execution with its comment (None if none), and the dims' sizes."""
+    if isinstance(aligned, str):
+        return aligned, {}
+    problem, sizes = None, {}
+    for value, spec in aligned:
+        if spec.wild:
+            continue
+        if value is None:
+            if spec.dims is not None and not (spec.nullable or may_be_none):
+                problem = problem or f"the line bound None where the comment says {spec}"
+            continue
+        if not isinstance(value, list):
+            if spec.dims is not None:
+                problem = problem or f"the line bound {value}, not a tensor, where the comment says {spec}"
+            continue
+        if spec.dims is None:
+            problem = problem or f"the line bound a tensor {_show([value])} where the comment says None"
+            continue
+        if len(spec.dims) != len(value):
+            problem = problem or f"rank {len(value)} {_show([value])} where the comment says {spec}"
+            continue
+        for dim, size in zip(spec.dims, value, strict=True):
+            expected = dim.value(binding)
+            if expected is None:
+                continue
+            sizes[dim.text] = expected
+            if expected != size:
+                problem = problem or f"{dim.text} should be {expected:g}, the run made {size}"
+    return problem, sizes
+
+
+def _claims(aligned: list | str, fixed: set[str]) -> dict[str, int]:
+    """What one execution says about the letters that nothing else binds: letter -> size."""
+    claims: dict[str, int] = {}
+    if isinstance(aligned, str):
+        return claims
+    for value, spec in aligned:
+        if isinstance(value, list) and spec.dims is not None and len(spec.dims) == len(value):
+            for dim, size in zip(spec.dims, value, strict=True):
+                if dim.letter and dim.letter not in fixed:
+                    claims.setdefault(dim.letter, size)
+    return claims
+
+
+MAX_BINDINGS = 4096
+"""Candidate bindings tried per frame execution; beyond it letters take their most common size."""
+
+
+def _best_bindings(claims: list[dict[str, int]]) -> list[dict[str, int]]:
+    """The bindings of the free letters that the most executed lines agree with (several on a tie)."""
+    candidates: dict[str, Counter] = defaultdict(Counter)
+    for claim in claims:
+        for letter, size in claim.items():
+            candidates[letter][size] += 1
+    letters = sorted(candidates)
+    options = [sorted(candidates[letter], key=lambda size, c=candidates[letter]: -c[size]) for letter in letters]
+    if math.prod(len(option) for option in options) > MAX_BINDINGS:
+        return [{letter: option[0] for letter, option in zip(letters, options, strict=True)}]
+    scored = []
+    for sizes in itertools.product(*options):
+        binding = dict(zip(letters, sizes, strict=True))
+        agree = sum(all(binding[letter] == size for letter, size in claim.items()) for claim in claims)
+        scored.append((agree, binding))
+    top = max(agree for agree, _ in scored)
+    return [binding for agree, binding in scored if agree == top]
 
 
 def check(records: list[dict], lines: list[Line]) -> Result:
@@ -685,69 +754,34 @@ def check(records: list[dict], lines: list[Line]) -> Result:
     executions: Counter[str] = Counter()
     for record in records:
         path = record["path"]
+        seeds = {letter: size for letter, (size, _) in record["seeds"].items()}
         observed = []
         for number, values, ints in record["lines"]:
             where = f"{path}:{number}"
             if specs.get(where) is None:
                 continue
             aligned = _align(values, specs[where], eaches[where])
-            observed.append((where, values, ints, aligned))
-        seeds = {letter: size for letter, (size, _) in record["seeds"].items()}
-        votes: dict[str, Counter] = defaultdict(Counter)
-        first: dict[tuple[str, int], int] = {}
-        for order, (where, _, ints, aligned) in enumerate(observed):
-            if isinstance(aligned, str):
-                continue
-            for value, spec in aligned:
-                if not isinstance(value, list) or spec.dims is None or len(spec.dims) != len(value):
-                    continue
-                for dim, size in zip(spec.dims, value):
-                    letter = dim.letter
-                    if letter and letter not in ints and letter not in seeds:
-                        votes[letter][size] += 1
-                        first.setdefault((letter, size), order)
-        voted = {
-            letter: max(counter, key=lambda size: (counter[size], -first[(letter, size)]))
-            for letter, counter in votes.items()
-        }
-        for where, values, ints, aligned in observed:
+            observed.append((where, values, ints, aligned, _claims(aligned, set(seeds) | set(ints))))
+        bindings = _best_bindings([claim for *_, claim in observed])
+        for where, values, ints, aligned, _ in observed:
             executions[where] += 1
-            binding = {**voted, **seeds, **ints}
-            problem = aligned if isinstance(aligned, str) else None
-            sizes: dict[str, float] = {}
-            for value, spec in [] if problem else aligned:
-                if spec.wild:
-                    continue
-                if value is None:
-                    if spec.dims is not None and not (spec.nullable or by_where[where].may_be_none):
-                        problem = f"the line bound None where the comment says {spec}"
-                    continue
-                if not isinstance(value, list):
-                    if spec.dims is not None:
-                        problem = f"the line bound {value}, not a tensor, where the comment says {spec}"
-                    continue
-                if spec.dims is None:
-                    problem = f"the line bound a tensor {_show([value])} where the comment says None"
-                    continue
-                if len(spec.dims) != len(value):
-                    problem = f"rank {len(value)} {_show([value])} where the comment says {spec}"
-                    continue
-                for dim, size in zip(spec.dims, value):
-                    expected = dim.value(binding)
-                    if expected is None:
-                        continue
-                    sizes[dim.text] = expected
-                    if expected != size and problem is None:
-                        problem = f"{dim.text} should be {expected:g}, the run made {size}"
-            if problem is not None:
-                line = by_where[where]
+            judged = [
+                (_judge(aligned, {**voted, **seeds, **ints}, by_where[where].may_be_none), voted) for voted in bindings
+            ]
+            wrong = [(problem, voted) for (problem, _), voted in judged if problem is not None]
+            if wrong:
+                problem, voted = wrong[0]
                 letters = sorted({d.letter for s in specs[where] if s.dims for d in s.dims if d.letter})
-                told = ", ".join(f"{letter}={_source(letter, seeds, ints, voted, record)}" for letter in letters)
-                failures[where].append(
-                    f"{where} in {record['function']}: `{line.comment}` disagrees with the run: {problem}; "
-                    f"recorded {_show(values)}; letters {told or '(none)'}"
+                told = ", ".join(
+                    f"{letter.replace('_prime', chr(39))}={_source(letter, seeds, ints, voted, record)}"
+                    for letter in letters
                 )
-            elif len(set(sizes.values())) == len(sizes):
+                tie = " (a tie: the run cannot tell whether this line or another of its function is wrong)"
+                failures[where].append(
+                    f"{where} in {record['function']}: `{by_where[where].comment}` disagrees with the run: {problem}; "
+                    f"recorded {_show(values)}; letters {told or '(none)'}" + (tie if len(wrong) < len(judged) else "")
+                )
+            elif len(set(judged[0][0][1].values())) == len(judged[0][0][1]):
                 checked[where] += 1
     messages = []
     for line in lines:
@@ -774,7 +808,7 @@ def _source(letter: str, seeds: dict, ints: dict, voted: dict, record: dict) -> 
     if letter in seeds:
         return f"{seeds[letter]} (argument {record['seeds'][letter][1]}, as the docstring says)"
     if letter in voted:
-        return f"{voted[letter]} (most lines of the function)"
+        return f"{voted[letter]} (the size most lines of the function agree with)"
     return "unbound"
 
 
