@@ -37,6 +37,11 @@ tensor view/index methods). A line event fires before its line runs, so a statem
 read at the next line event outside the statement, or at the frame's return; a statement that
 raised is dropped. Values that are neither tensors (or NumPy arrays) nor None (a `DecoderState`,
 a list of words) are left out when the comment lists fewer shapes than the line binds values.
+A value the line writes as a conditional with a ``None`` branch (``x if c else None``) may be
+None without the comment saying ``or None``: the line says it already. A shape comment on a
+line whose value cannot be read this way (a call statement that binds nothing, a subscript
+target, an argument with side effects) fails with the reason. The ONNX exporter
+(`torch.onnx.export`) runs untraced: it runs the model on fake tensors with symbolic sizes.
 
 How letters get sizes (`check`)
 -------------------------------

@@ -41,13 +41,16 @@ def traced(device: str, tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
     out = work / "trace.json"
     source = str(Path(seq2seq_attention.__file__).resolve().parents[1])
     path = os.pathsep.join(p for p in (source, os.environ.get("PYTHONPATH", "")) if p)
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "shape_trace.py"), str(out), str(work), device],
         cwd=work,
-        check=True,
+        capture_output=True,
+        text=True,
         timeout=600,
         env={**os.environ, "PYTHONPATH": path, DEVICE_ENV: device},
     )
+    if done.returncode != 0:
+        pytest.fail(f"the traced workload failed on {device} (exit {done.returncode}):\n{done.stderr[-6000:]}")
     return json.loads(out.read_text(encoding="utf-8"))["frames"]
 
 
