@@ -414,7 +414,8 @@ def file_lines(path: Path, sections: set[str], text: str | None = None) -> list[
                     line.role, line.targets = "bind", [ast.unparse(t) for t in flat]
                     line.may_be_none = len(flat) == 1 and _none_branch(stmt.value)
             else:
-                line.why = f"a {type(stmt).__name__} statement binds nothing"
+                kind = "an expression" if isinstance(stmt, ast.Expr) else f"a `{type(stmt).__name__.lower()}`"
+                line.why = f"{kind} statement binds nothing"
         else:
             arguments = [
                 argument

@@ -191,3 +191,61 @@ def test_a_value_count_or_a_rank_that_differs_fails():
     failures = check([_frame((1, [[2, 5], [2, 5]]), (2, [[2, 5, 1]]))], lines).failures
     assert "the comment states 1 value(s), the line bound 2" in failures[0]
     assert "rank 3 (2, 5, 1) where the comment says (B, T)" in failures[1]
+
+
+MODULE = """\
+def f(x, n):
+    # --8<-- [start:s]
+    y = x.unsqueeze(0)  # (1, B)
+    for i in range(n):
+        z = x[: i + 1]  # (i+1,)
+    x.add_(0)  # (B,)
+    a, b = (
+        x.sum(),
+        x,
+    )  # (), (B,)
+    return y, z  # (1, B), (n,)
+    # --8<-- [end:s]
+"""
+
+
+def test_the_tracer_reads_each_line_after_it_ran(tmp_path: Path):
+    """A made-up module traced in this process: targets are read after their line, a loop per pass, a return's value."""
+    import importlib.util
+
+    module_path = tmp_path / "made_up.py"
+    module_path.write_text(MODULE, encoding="utf-8")
+    lines = shape_trace.file_lines(module_path, {"s"})
+    assert [(line.number, line.role) for line in lines] == [
+        (3, "bind"),
+        (5, "bind"),
+        (6, "unreadable"),
+        (10, "bind"),
+        (11, "return"),
+    ]
+    spec = importlib.util.spec_from_file_location("made_up", module_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tracer = shape_trace.Tracer(lines)
+    before = sys.gettrace()
+    sys.settrace(tracer.global_trace)
+    try:
+        module.f(torch.zeros(4), 3)
+    finally:
+        sys.settrace(before)
+    [frame] = tracer.frames
+    assert [(number, values) for number, values, _ in frame["lines"]] == [
+        (3, [[1, 4]]),
+        (5, [[1]]),
+        (5, [[2]]),
+        (5, [[3]]),
+        (10, [[], [4]]),
+        (11, [[1, 4], [3]]),
+    ]
+    where = str(module_path)
+    assert check(tracer.frames, lines).failures == [
+        f"{where}:6: `# (B,)` cannot be checked: an expression statement binds nothing"
+    ]
+    lines[0].comment = "# (B, 1)"
+    failures = check(tracer.frames, lines).failures
+    assert failures[0].startswith(f"{where}:3 in f: `# (B, 1)` disagrees with the run: B should be 4, the run made 1")
