@@ -79,7 +79,7 @@ def collate(examples: Sequence[tuple[Sequence[int], Sequence[int] | float]]) -> 
     source_mask = lengths_to_mask(lengths, source.size(1))  # (B, S)
     targets = [tgt for _, tgt in examples]
     if targets and isinstance(targets[0], int | float):
-        return Batch(source, lengths, source_mask, torch.tensor(targets, dtype=torch.float))  # (B,) labels
+        return Batch(source, lengths, source_mask, torch.tensor(targets, dtype=torch.float))  # labels (B,) in a Batch
     target, target_lengths = pad_sequences(targets)  # (B, T), (B,)
     return Batch(source, lengths, source_mask, target, target_lengths)
 

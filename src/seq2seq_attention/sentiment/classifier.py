@@ -91,7 +91,7 @@ class SentimentClassifier(nn.Module):
         query = torch.cat([h_n[0], h_n[1]], dim=1)  # (B, 2H): forward and backward final states
 
         if self.attention is None:
-            features, weights = query, None  # (B, 2H)
+            features, weights = query, None  # (B, 2H), None
         else:
             context, weights = self.attention(query.unsqueeze(1), outputs, mask)  # (B, 1, 2H), (B, 1, S)
             features, weights = context.squeeze(1), weights.squeeze(1)  # (B, 2H), (B, S)

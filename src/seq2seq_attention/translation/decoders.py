@@ -133,7 +133,7 @@ class StepDecoder(nn.Module):
     ) -> tuple[torch.Tensor, DecoderState, torch.Tensor | None]:
         """One step: (B, 1) tokens and the state to (B, 1, V) logits, the next state and (B, 1, S) weights."""
         output, state, attn_weights = self.step(self.embed(input), state)  # (B, 1, H), (B, 1, S) or None
-        return self.out(output), state, attn_weights  # (B, 1, V): logits
+        return self.out(output), state, attn_weights  # (B, 1, V) logits, (B, 1, S) or None
 
     # --8<-- [end:forward_step]
 
@@ -151,7 +151,7 @@ class StepDecoder(nn.Module):
         self._check_loop(encoder_outputs, target_tensor, max_length, teacher_forcing_ratio)
         state = self.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once here
         if target_tensor is None:  # nothing to learn from: decode greedily (the one free-running loop)
-            _, logits, attentions, state = greedy_search(self.forward_step, state, max_length)  # (B, T, V)
+            _, logits, attentions, state = greedy_search(self.forward_step, state, max_length)  # (B, T, V), (B, T, S)
             return F.log_softmax(logits, dim=-1), state.hidden, attentions
         batch_size, device = target_tensor.size(0), target_tensor.device
         sos = torch.full_like(target_tensor[:, :1], SOS_IDX)  # (B, 1)
@@ -347,7 +347,7 @@ class LuongAttnDecoderRNN(StepDecoder):
         self.dropout = nn.Dropout(dropout_p)
         feed_size = hidden_size if input_feeding else 0  # h~_{t-1} joins the token with input feeding
         self.gru = nn.GRU(hidden_size + feed_size, hidden_size, batch_first=True)  # input: the token (and h~_{t-1})
-        self.attention = build_attention(score or "dot", hidden_size)  # (B, 1, H), (B, S, H) -> (B, 1, S) weights
+        self.attention = build_attention(score or "dot", hidden_size)  # maps (B, 1, H), (B, S, H) to (B, 1, S) weights
         self.concat = nn.Linear(2 * hidden_size, hidden_size)  # [value; s_t] -> H
         self.out = nn.Linear(hidden_size, output_size)
 

@@ -74,7 +74,7 @@ def plot_attention(
         ax = figure.add_subplot()
     figure = ax.get_figure()
 
-    image = ax.imshow(matrix, cmap="gray", vmin=0.0, vmax=1.0, aspect="auto")  # (T, S) cells
+    image = ax.imshow(matrix, cmap="gray", vmin=0.0, vmax=1.0, aspect="auto")  # one grey cell per weight
     ax.set_xticks(range(S), labels=list(source_words), rotation=90)
     ax.set_yticks(range(T), labels=list(output_words))
     xlabel, font = label("원문 (프랑스어)", "source")

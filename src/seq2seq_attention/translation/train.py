@@ -221,7 +221,7 @@ def train_step(
         teacher_forcing_ratio=teacher_forcing_ratio,
         coin_per_step=coin_per_step,
     )  # (B, T, V)
-    loss = criterion(log_probs.flatten(0, 1), batch.target.flatten())  # (B*T, V) vs (B*T,): PAD ignored
+    loss = criterion(log_probs.flatten(0, 1), batch.target.flatten())  # (): mean over (B*T, V) vs (B*T,), PAD ignored
     optimizer_step(model, optimizer, loss, clip)
     return loss.item()
 
@@ -244,7 +244,7 @@ def initialize(model: nn.Module, init: str) -> None:
         if "embedding" in name:
             continue
         if parameter.dim() == 1:
-            nn.init.zeros_(parameter)  # (n,) biases
+            nn.init.zeros_(parameter)  # biases, (n,)
         elif ".gru.weight_" in name:
             for gate in parameter.chunk(3, dim=0):  # reset, update, new: (H, H_in) each
                 nn.init.xavier_uniform_(gate)
