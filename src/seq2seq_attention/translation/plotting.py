@@ -22,7 +22,8 @@ from ..core.vocabulary import Vocabularies
 from .corpus import MAX_WORDS
 from .decoders import MAX_LENGTH
 from .model import Seq2Seq
-from .search import check_translator, greedy_decode, prepare_sentences
+from .search import greedy_decode
+from .translator import check_translator, prepare_sentences
 
 
 # --8<-- [start:plot_attention]
