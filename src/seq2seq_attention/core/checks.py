@@ -32,14 +32,15 @@ def checked(check: Callable[..., object] | str) -> Callable[[F], F]:
     made while another checked function runs comes from the package, whose tensors that outer check
     vouched for or the package made itself, so it runs without a second check: `source` is checked
     once on its way from `translate` to the encoder, and a decoder step is not re-checked at every
-    word. An outer check therefore covers every argument its function passes on unchanged.
+    word. An outer check therefore covers every argument its function passes on unchanged. A graph
+    being traced (`torch.export`, `torch.jit.trace`) holds symbolic sizes: no check runs there either.
     """
 
     def decorate(function: F) -> F:
         @functools.wraps(function)
         def boundary(*args: object, **kwargs: object) -> object:
-            if _INSIDE.get():
-                return function(*args, **kwargs)
+            if _INSIDE.get() or torch.compiler.is_compiling() or torch.jit.is_tracing():
+                return function(*args, **kwargs)  # the package's own call, or a graph being traced for export
             if isinstance(check, str):
                 getattr(args[0], check)(*args[1:], **kwargs)
             else:

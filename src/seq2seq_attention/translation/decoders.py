@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..attention.attention import Attention
-from ..attention.scores import build_attention
+from ..attention.scores import SCORES, build_attention
 from ..core.checks import (
     check_indices,
     check_module_device,
@@ -452,6 +452,8 @@ def choose_score(decoder: str, score: str | None) -> str | None:
     allowed = DECODERS[decoder].scores
     if score is None:
         return allowed[0] if allowed else None
+    if not isinstance(score, str) or score not in SCORES:
+        raise InputError(f"unknown score {echo(score)}; expected one of {', '.join(SCORES)}")
     if score not in allowed:
         choices = f"one of {', '.join(allowed)}" if allowed else "none (it has no attention)"
         raise InputError(f"score {echo(score)} does not fit the {decoder} decoder; expected {choices}")
