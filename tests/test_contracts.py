@@ -405,7 +405,14 @@ OTHER_CASES: list[tuple[str, Callable[[], object], str]] = [
         for kind in ("attention", "mean")
     ],
 ]
-for _name in ("dot_score", "scaled_dot_score", "DotAttention", "ScaledDotAttention", "GeneralAttention", "BahdanauAttention"):
+for _name in (
+    "dot_score",
+    "scaled_dot_score",
+    "DotAttention",
+    "ScaledDotAttention",
+    "GeneralAttention",
+    "BahdanauAttention",
+):
     OTHER_CASES += [
         (f"{_name}-query-rank", lambda n=_name: _scores()[n](torch.randn(B, H), torch.randn(B, S, H)), "query"),
         (

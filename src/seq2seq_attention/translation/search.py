@@ -75,9 +75,7 @@ class Step(Protocol):
     ) -> tuple[torch.Tensor, "DecoderState", torch.Tensor | None]: ...
 
 
-def _check_greedy_search(
-    step: Step, state: "DecoderState", max_length: object = None, prefix: object = None
-) -> None:
+def _check_greedy_search(step: Step, state: "DecoderState", max_length: object = None, prefix: object = None) -> None:
     max_length = MAX_LENGTH if max_length is None else max_length
     check_steps(max_length)
     if prefix is None:

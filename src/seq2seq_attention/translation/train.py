@@ -36,6 +36,7 @@ from .translator import load_translator
 
 __all__ = ["BUDGET_CLOCKS", "INITIALIZATIONS", "TEACHER_FORCING_SCHEDULES", "TrainConfig", "train"]
 
+
 # --8<-- [start:teacher_forcing_at]
 def teacher_forcing_at(schedule: str, ratio: float, k: float, epoch: int) -> float:
     """The teacher-forcing ratio of epoch `epoch` (1-based).

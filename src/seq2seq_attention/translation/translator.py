@@ -35,9 +35,7 @@ class SentenceError(InputError):
         self.problem = problem
 
 
-def _check_prepare(
-    vocabs: object, sentences: object, max_words: object = MAX_WORDS, unknown: object = "error"
-) -> None:
+def _check_prepare(vocabs: object, sentences: object, max_words: object = MAX_WORDS, unknown: object = "error") -> None:
     _check_sentence_list(sentences)
     _check_unknown(unknown)
     _check_vocabs(vocabs)
