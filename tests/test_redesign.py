@@ -26,8 +26,8 @@ from seq2seq_attention.translation import corpus, model, search
 from seq2seq_attention.translation import train as translation_train
 from seq2seq_attention.translation.corpus import load_pairs, split_pairs
 from seq2seq_attention.translation.decoders import DECODERS
-from seq2seq_attention.translation.search import translate
 from seq2seq_attention.translation.train import TrainConfig, train
+from seq2seq_attention.translation.translator import translate
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "seq2seq_attention"
