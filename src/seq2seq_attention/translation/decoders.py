@@ -229,8 +229,8 @@ class StepDecoder(nn.Module):
         """`forward_step`'s arguments: (B, 1) token indices and a `DecoderState` that fits this decoder."""
         if not isinstance(state, DecoderState):
             raise InputError(f"state must be a DecoderState (made by init_state), got {type(state).__name__}")
-        sizes = check_tensor("state.hidden", state.hidden, (1, "B", "H"), {"H": self.hidden_size}, dtype="float")
-        sizes = check_tensor("state.keys", state.keys, ("B", "S", "H"), sizes, dtype="float")
+        sizes = check_tensor("state.keys", state.keys, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float")
+        check_tensor("state.hidden", state.hidden, (1, "B", "H"), sizes, dtype="float")
         if state.mask is not None:
             check_tensor("state.mask", state.mask, ("B", "S"), sizes, dtype="bool")
         if self.attention is not None:
