@@ -35,7 +35,7 @@ class SentenceError(InputError):
         self.problem = problem
 
 
-def _check_prepare(vocabs: object, sentences: object, max_words: object = MAX_WORDS, unknown: object = "error") -> None:
+def check_prepare(vocabs: object, sentences: object, max_words: object = MAX_WORDS, unknown: object = "error") -> None:
     _check_sentence_list(sentences)
     _check_unknown(unknown)
     _check_vocabs(vocabs)
@@ -43,7 +43,7 @@ def _check_prepare(vocabs: object, sentences: object, max_words: object = MAX_WO
         raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
 
 
-@checked(_check_prepare)
+@checked(check_prepare)
 def prepare_sentences(
     vocabs: Vocabularies, sentences: Sequence[str], max_words: int = MAX_WORDS, unknown: str = "error"
 ) -> list[list[int]]:
@@ -160,7 +160,7 @@ def _check_translate(
         if not is_int(value) or value < 1:
             raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     check_steps(max_length, beam_size, length_penalty)
-    _check_prepare(vocabs, sentences, max_words, unknown)
+    check_prepare(vocabs, sentences, max_words, unknown)
 
 
 @checked(_check_translate)
