@@ -20,8 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from benchmarks.report import ab_result, emit
-from seq2seq_attention.attention.attention import _masked_softmax
-from seq2seq_attention.attention.scores import AdditiveScore
+from seq2seq_attention.attention.attention import BahdanauAttention, masked_softmax
 from seq2seq_attention.core.tokens import SOS_IDX
 from seq2seq_attention.core.training import make_optimizer
 from seq2seq_attention.translation.corpus import (
@@ -50,7 +49,7 @@ def fused_log_probs(
     keys, proj_keys, score, gru, H = (
         state.keys,
         state.proj_keys,
-        decoder.attention.score,
+        decoder.attention,
         decoder.gru,
         model.decoder.hidden_size,
     )
@@ -59,7 +58,8 @@ def fused_log_probs(
     embedded = decoder.dropout(decoder.embedding(inputs))  # (B, T, H)
     w_embedded, w_context = gru.weight_ih_l0.split(H, dim=1)  # (3H, H) each: GRU input = [embedded; context]
     gates_embedded = F.linear(embedded, w_embedded, gru.bias_ih_l0)  # (B, T, 3H), all steps at once
-    additive = isinstance(score, AdditiveScore)
+    additive = isinstance(score, BahdanauAttention)
+    softmax = masked_softmax.__wrapped__  # the function without its user-facing check, as the model's loop runs it
     w_state = torch.cat((score.Wa.weight, gru.weight_hh_l0)) if additive else gru.weight_hh_l0  # (4H or 3H, H)
     b_state = torch.cat((score.Wa.bias, gru.bias_hh_l0)) if additive else gru.bias_hh_l0  # (4H or 3H,)
     if source_mask is not None:
@@ -73,8 +73,8 @@ def fused_log_probs(
             scores = score.Va(torch.tanh(query.unsqueeze(1) + proj_keys)).squeeze(2)  # (B, S)
         else:
             gates_hidden = projected  # (B, 3H)
-            scores = score.compare(hidden.unsqueeze(1), proj_keys).squeeze(1)  # (B, S)
-        weights = _masked_softmax(scores.unsqueeze(1), source_mask).squeeze(1)  # (B, S)
+            scores = score.score(hidden.unsqueeze(1), proj_keys).squeeze(1)  # (B, S)
+        weights = softmax(scores.unsqueeze(1), source_mask).squeeze(1)  # (B, S)
         context = torch.bmm(weights.unsqueeze(1), keys).squeeze(1)  # (B, H)
         gates_input = gates_embedded[:, t] + F.linear(context, w_context)  # (B, 3H)
         i_r, i_z, i_n = gates_input.chunk(3, dim=1)  # (B, H) each

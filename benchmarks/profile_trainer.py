@@ -38,8 +38,7 @@ PARTS = {
     "encoder": "인코더 (임베딩 + GRU)",
     "embedding": "디코더 임베딩 + dropout",
     "gru": "디코더 GRU 셀",
-    "score": "어텐션 점수 (W_a s + U_a h, tanh, v_a)",
-    "attend": "어텐션 소프트맥스 + 가중합 (bmm)",
+    "attention": "어텐션 (점수, 마스크 소프트맥스, 가중합)",
     "output": "출력층 + log-softmax + 손실",
     "glue": "디코더 루프의 나머지 (cat, 자르기, 상태)",
 }
@@ -78,8 +77,7 @@ def label_parts(model: nn.Module, criterion: nn.Module) -> None:
     decoder.dropout.forward = regioned(decoder.dropout.forward, "embedding")
     decoder.gru.forward = regioned(decoder.gru.forward, "gru")
     decoder.out.forward = regioned(decoder.out.forward, "output")
-    decoder.attention.attend = regioned(decoder.attention.attend, "attend")
-    decoder.attention.score.compare = regioned(decoder.attention.score.compare, "score")
+    decoder.attention.forward = regioned(decoder.attention.forward, "attention")
     decoder.forward = regioned(decoder.forward, "glue")
     criterion.forward = regioned(criterion.forward, "output")
 

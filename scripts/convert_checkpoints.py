@@ -1,11 +1,11 @@
-"""Convert checkpoints of format version 1 (before the package was split by concern) to version 2.
+"""Convert checkpoints of format version 1 (before the package was split by concern) to the current version.
 
     python scripts/convert_checkpoints.py DIR_OR_FILE [DIR_OR_FILE ...] [--out OUT]
 
 Version 1 had two formats: translator directories (`checkpoint.json` + safetensors) and sentiment
 classifiers as single `.safetensors` files with metadata. Version 2 is one directory format for
-both: the config names its `task` (and a translator's attention `score`), and the attention's
-layers live under `attention.score` (`decoder.attention.Wa` -> `decoder.attention.score.Wa`).
+both: the config names its `task` (and a translator's attention `score`). The attention's layers
+keep their version-1 names (`decoder.attention.Wa`), which are the current ones again (version 3).
 The weights themselves are copied unchanged, so a converted model computes exactly what it did.
 A translator directory is converted in place unless `--out` is given; a sentiment file becomes a
 directory of the same name without `.safetensors` (or `--out`).
@@ -13,7 +13,6 @@ directory of the same name without `.safetensors` (or `--out`).
 
 import argparse
 import json
-import re
 from pathlib import Path
 
 from safetensors import safe_open
@@ -21,13 +20,12 @@ from safetensors.torch import load_file
 
 from seq2seq_attention import Vocabularies, Vocabulary, build_classifier, build_model, save_checkpoint
 
-ATTENTION_LAYER = re.compile(r"^(.*attention)\.(Wa|Ua|Va)\.")
 DEFAULT_SCORES = {"gru": None, "bahdanau": "additive", "luong": "dot"}
 
 
 def rename(weights: dict) -> dict:
-    """Move the additive attention's layers under `.score`; everything else keeps its name."""
-    return {ATTENTION_LAYER.sub(r"\1.score.\2.", name): tensor for name, tensor in weights.items()}
+    """The version-1 tensors under their current names: every name is unchanged."""
+    return dict(weights)
 
 
 def convert_translator(directory: Path, out: Path) -> None:

@@ -25,7 +25,7 @@ from seq2seq_attention.core.fonts import hangul_font  # noqa: E402
 from seq2seq_attention.core.fonts import label as text_label  # noqa: E402
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs, target_overlap  # noqa: E402
 from seq2seq_attention.translation.evaluate import compare, evaluate  # noqa: E402
-from seq2seq_attention.translation.search import translate  # noqa: E402
+from seq2seq_attention.translation.translator import translate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "seq2seq"

@@ -17,10 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seq2seq_attention import (
-    AdditiveScore,
     BahdanauAttention,
     EncoderRNN,
-    GeneralScore,
+    GeneralAttention,
     InputError,
     Vocabulary,
     build_classifier,
@@ -89,8 +88,8 @@ def test_lengths_on_the_meta_device_are_refused():
 
 def test_float64_inputs_to_float32_modules_are_named():
     query, keys = torch.randn(2, 1, 8, dtype=torch.float64), torch.randn(2, 5, 8, dtype=torch.float64)
-    for score in (GeneralScore(8), AdditiveScore(8)):
-        refused(lambda score=score: score(query, keys), "query", "float64", "float32")
+    for attention in (GeneralAttention(8), BahdanauAttention(8)):
+        refused(lambda attention=attention: attention(query, keys), "query", "float64", "float32")
     attention = BahdanauAttention(8)
     q32, k32 = query.float(), keys.float()
     refused(lambda: attention(q32, k32, proj_keys=attention.project_keys(k32).double()), "proj_keys", "float64")

@@ -40,9 +40,9 @@ from seq2seq_attention import (
     MeanEmbeddingClassifier,
     SentimentClassifier,
     Vocabulary,
+    build_attention,
     build_classifier,
     build_model,
-    build_score,
     collate,
     lengths_to_mask,
     load_checkpoint,
@@ -361,7 +361,7 @@ def _entry_points():
         "EncoderRNN": (EncoderRNN, {"input_size": 5, "hidden_size": 4}),
         "SentimentClassifier": (SentimentClassifier, dict(vocab_size=5, embedding_size=4, hidden_size=2, dense_size=2)),
         "MeanEmbeddingClassifier": (MeanEmbeddingClassifier, dict(vocab_size=5, embedding_size=4, dense_size=2)),
-        "build_score": (build_score, {"name": "dot", "hidden_size": 4}),
+        "build_attention": (build_attention, {"name": "dot", "hidden_size": 4}),
     }
 
 

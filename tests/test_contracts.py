@@ -357,15 +357,22 @@ def _greedy(source, lengths, model=None):
 
 
 def _scores():
-    from seq2seq_attention import AdditiveScore, DotScore, GeneralScore, ScaledDotScore, dot_score, scaled_dot_score
+    from seq2seq_attention import (
+        BahdanauAttention,
+        DotAttention,
+        GeneralAttention,
+        ScaledDotAttention,
+        dot_score,
+        scaled_dot_score,
+    )
 
     return {
         "dot_score": dot_score,
         "scaled_dot_score": scaled_dot_score,
-        "DotScore": DotScore(H),
-        "ScaledDotScore": ScaledDotScore(H),
-        "GeneralScore": GeneralScore(H),
-        "AdditiveScore": AdditiveScore(H),
+        "DotAttention": DotAttention(H),
+        "ScaledDotAttention": ScaledDotAttention(H),
+        "GeneralAttention": GeneralAttention(H),
+        "BahdanauAttention": BahdanauAttention(H),
     }
 
 
@@ -398,7 +405,14 @@ OTHER_CASES: list[tuple[str, Callable[[], object], str]] = [
         for kind in ("attention", "mean")
     ],
 ]
-for _name in ("dot_score", "scaled_dot_score", "DotScore", "ScaledDotScore", "GeneralScore", "AdditiveScore"):
+for _name in (
+    "dot_score",
+    "scaled_dot_score",
+    "DotAttention",
+    "ScaledDotAttention",
+    "GeneralAttention",
+    "BahdanauAttention",
+):
     OTHER_CASES += [
         (f"{_name}-query-rank", lambda n=_name: _scores()[n](torch.randn(B, H), torch.randn(B, S, H)), "query"),
         (

@@ -126,16 +126,19 @@ def test_no_excerpt_title_is_typed_by_hand(page: Path):
 
 def test_titles_name_what_the_section_defines_and_links_land_on_its_lines():
     hook = _hook()
-    path = "src/seq2seq_attention/attention/scores.py"
-    assert hook.excerpt_title(path, "additive") == f"{path} · AdditiveScore.project_keys, AdditiveScore.compare"
-    assert hook.excerpt_title(path, "registry") == f"{path} · SCORES"
+    path = "src/seq2seq_attention/attention/attention.py"
+    assert hook.excerpt_title(path, "project_keys") == f"{path} · BahdanauAttention.project_keys"
+    scores = "src/seq2seq_attention/attention/scores.py"
+    assert hook.excerpt_title(scores, "registry") == f"{scores} · SCORES"
     assert hook.section_names("src/seq2seq_attention/sentiment/classifier.py", "init").endswith("__init__ (일부)")
     assert hook.section_names("src/seq2seq_attention/core/batching.py", "pad") == "pad_sequences, Batch, collate"
-    first, last = hook.section_lines(path, "additive")
+    first, last = hook.section_lines(path, "project_keys")
     lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
-    assert lines[first - 1].strip().startswith("def project_keys(") and lines[first - 2].endswith("[start:additive]")
-    assert lines[last].strip() == "" or lines[last].endswith("[end:additive]")
-    url = hook.line_url("https://example.invalid/o/r/", path, "additive")
+    assert lines[first - 1].strip().startswith("def project_keys(") and lines[first - 2].endswith(
+        "[start:project_keys]"
+    )
+    assert lines[last].strip() == "" or lines[last].endswith("[end:project_keys]")
+    url = hook.line_url("https://example.invalid/o/r/", path, "project_keys")
     assert re.fullmatch(rf"https://example\.invalid/o/r/blob/(\w+)/{path}#L{first}-L{last}", url)
     with pytest.raises(Exception, match="no section 'nowhere'"):
         hook.section_lines(path, "nowhere")
@@ -149,7 +152,9 @@ def test_a_build_without_a_repository_address_shows_titles_and_no_links(built_si
     if os.environ.get("REPO_URL"):
         pytest.skip("REPO_URL is set: this build has links (the next test checks them)")
     titles = _filenames(built_site.root / "bahdanau" / "attention.html")
-    assert any(title.startswith("src/seq2seq_attention/attention/attention.py · Attention.forward") for title in titles)
+    assert any(
+        title.startswith("src/seq2seq_attention/attention/attention.py · BahdanauAttention.forward") for title in titles
+    )
     assert not any("<a " in title for title in titles)
     assert 'class="md-source"' not in (built_site.root / "index.html").read_text(encoding="utf-8")
 

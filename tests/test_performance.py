@@ -16,8 +16,9 @@ from seq2seq_attention.core.errors import InputError
 from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from seq2seq_attention.core.training import learning_rate_at, make_optimizer
 from seq2seq_attention.translation.model import build_model
-from seq2seq_attention.translation.search import beam_search_decode, greedy_decode, translate
+from seq2seq_attention.translation.search import beam_search_decode, greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, _check_resumable, make_criterion
+from seq2seq_attention.translation.translator import translate
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

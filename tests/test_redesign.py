@@ -16,7 +16,7 @@ import torch
 
 import seq2seq_attention
 from seq2seq_attention import core
-from seq2seq_attention.attention.scores import AdditiveScore
+from seq2seq_attention.attention.scores import SCORES
 from seq2seq_attention.core import batching, checkpoint, split, training, vocabulary
 from seq2seq_attention.core.checkpoint import load_checkpoint
 from seq2seq_attention.sentiment import data as sentiment_data
@@ -26,8 +26,8 @@ from seq2seq_attention.translation import corpus, model, search
 from seq2seq_attention.translation import train as translation_train
 from seq2seq_attention.translation.corpus import load_pairs, split_pairs
 from seq2seq_attention.translation.decoders import DECODERS
-from seq2seq_attention.translation.search import translate
 from seq2seq_attention.translation.train import TrainConfig, train
+from seq2seq_attention.translation.translator import translate
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "seq2seq_attention"
@@ -45,8 +45,7 @@ def test_both_tasks_share_one_class_per_concept():
     assert corpus.checksum_split is sentiment_data.checksum_split is split.checksum_split
     translator = model.build_model("bahdanau", 11, 13, hidden_size=8)
     classifier = build_classifier("attention", 13, embedding_size=6, hidden_size=4, attention_size=3)
-    assert type(translator.decoder.attention.score) is type(classifier.attention.score) is AdditiveScore
-    assert type(translator.decoder.attention) is type(classifier.attention)
+    assert type(translator.decoder.attention) is type(classifier.attention) is SCORES["additive"]
 
 
 def _calls_arange(node: ast.AST, positions: set[str]) -> bool:
@@ -193,7 +192,7 @@ def test_every_decoder_and_score_of_the_table_trains_checkpoints_resumes_and_tra
     attention = loaded.model.decoder.attention
     assert (attention is None) == (score is None)
     if attention is not None:
-        assert type(attention.score).__name__.lower().startswith(score.replace("_", ""))
+        assert type(attention) is SCORES[score]
     sentences = [pair.source for pair in PAIRS[:4]]
     assert translate(loaded.model, loaded.vocabs, sentences) == translate(resumed.model, resumed.vocabs, sentences)
 

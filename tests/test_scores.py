@@ -1,4 +1,4 @@
-"""Score functions: shapes, the formulas against float64 loops, SDPA equivalence, errors."""
+"""Attention modules and score functions: shapes, the formulas against float64 loops, SDPA equivalence, errors."""
 
 import math
 
@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from seq2seq_attention import (
     DECODERS,
     SCORES,
-    AdditiveScore,
     BahdanauAttention,
-    GeneralScore,
-    build_score,
+    DotAttention,
+    GeneralAttention,
+    build_attention,
     dot_score,
     masked_softmax,
     scaled_dot_score,
@@ -30,14 +30,17 @@ sizes = st.tuples(
 
 @settings(max_examples=25, deadline=None)
 @given(sizes=sizes, name=st.sampled_from(sorted(SCORES)))
-def test_every_score_maps_query_and_keys_to_b_t_s(sizes, name):
+def test_every_attention_maps_query_and_keys_to_a_context_and_weights(sizes, name):
     B, T, S, H = sizes
     torch.manual_seed(0)
-    score = build_score(name, H)
+    attention = build_attention(name, H)
+    assert type(attention) is SCORES[name]
     query, keys = torch.randn(B, T, H), torch.randn(B, S, H)
-    out = score(query, keys)
-    assert out.shape == (B, T, S)
-    assert torch.isfinite(out).all()
+    context, weights = attention(query, keys)
+    assert context.shape == (B, T, H) and weights.shape == (B, T, S)
+    assert torch.isfinite(context).all()
+    torch.testing.assert_close(weights.sum(-1), torch.ones(B, T))
+    torch.testing.assert_close(context, torch.bmm(weights, keys))
 
 
 @settings(max_examples=20, deadline=None)
@@ -58,48 +61,54 @@ def test_dot_and_scaled_dot_match_a_float64_loop(sizes):
 
 def test_general_with_the_identity_is_dot():
     torch.manual_seed(0)
-    general = GeneralScore(8)
+    general = GeneralAttention(8)
     with torch.no_grad():
         general.W.weight.copy_(torch.eye(8))
     query, keys = torch.randn(2, 3, 8), torch.randn(2, 5, 8)
-    torch.testing.assert_close(general(query, keys), dot_score(query, keys))
+    torch.testing.assert_close(general.score(query, general.project_keys(keys)), dot_score(query, keys))
+    for mine, dot in zip(general(query, keys), DotAttention(8)(query, keys), strict=True):
+        torch.testing.assert_close(mine, dot)
 
 
 def test_general_is_bilinear_with_different_sizes():
     torch.manual_seed(0)
-    general = GeneralScore(4, key_size=6).double()
+    general = GeneralAttention(4, key_size=6).double()
     query, keys = torch.randn(2, 3, 4, dtype=torch.float64), torch.randn(2, 5, 6, dtype=torch.float64)
     W = general.W.weight  # (Hq, Hk)
     expected = torch.einsum("btq,qk,bsk->bts", query, W, keys)
-    torch.testing.assert_close(general(query, keys), expected, rtol=0, atol=1e-12)
+    torch.testing.assert_close(general.score(query, general.project_keys(keys)), expected, rtol=0, atol=1e-12)
+    context, weights = general(query, keys)
+    torch.testing.assert_close(weights, expected.softmax(-1), rtol=0, atol=1e-12)
+    assert context.shape == (2, 3, 6)
 
 
 def test_additive_matches_the_formula_in_a_float64_loop():
     torch.manual_seed(0)
-    additive = AdditiveScore(5, query_size=4, key_size=6).double()
+    additive = BahdanauAttention(5, query_size=4, key_size=6).double()
     query, keys = torch.randn(2, 3, 4, dtype=torch.float64), torch.randn(2, 7, 6, dtype=torch.float64)
     Wb, bb = additive.Wa.weight.detach(), additive.Wa.bias.detach()
     Wc, bc = additive.Ua.weight.detach(), additive.Ua.bias.detach()
     wa, ba = additive.Va.weight[0].detach(), additive.Va.bias[0].detach()
     with torch.no_grad():
-        out = additive(query, keys)
+        _, weights = additive(query, keys)
+    expected = torch.empty(2, 3, 7, dtype=torch.float64)
     for b in range(2):
         for t in range(3):
             for j in range(7):
                 hidden = torch.tanh(Wb @ query[b, t] + bb + Wc @ keys[b, j] + bc)
-                assert abs(float(wa @ hidden + ba) - float(out[b, t, j])) < 1e-12
+                expected[b, t, j] = float(wa @ hidden + ba)
+    torch.testing.assert_close(weights, expected.softmax(-1), rtol=0, atol=1e-12)
 
 
-def test_additive_loads_bahdanau_weights_and_gives_its_distribution_and_context():
+def test_bahdanau_owns_its_layers_and_its_weights_are_the_masked_softmax_of_its_scores():
     torch.manual_seed(0)
     bahdanau = BahdanauAttention(8)
-    additive = AdditiveScore(8)
-    additive.load_state_dict(bahdanau.score.state_dict())
-    assert type(bahdanau.score) is AdditiveScore  # one additive implementation: Bahdanau's is this one
+    assert [name for name, _ in bahdanau.named_children()] == ["Wa", "Ua", "Va"]
     query, keys = torch.randn(2, 1, 8), torch.randn(2, 5, 8)
     mask = torch.tensor([[True] * 5, [True, True, True, False, False]])
     context, weights = bahdanau(query, keys, mask)
-    mine = masked_softmax(additive(query, keys), mask)
+    scores = bahdanau.Va(torch.tanh(bahdanau.Wa(query).unsqueeze(2) + bahdanau.Ua(keys).unsqueeze(1))).squeeze(-1)
+    mine = masked_softmax(scores, mask)
     torch.testing.assert_close(mine, weights)
     torch.testing.assert_close(torch.bmm(mine, keys), context)
 
@@ -126,11 +135,11 @@ def test_every_decoder_scores_with_what_the_table_names():
             with pytest.raises(ValueError, match="has no attention"):
                 build_model(decoder, 11, 13, hidden_size=8, score="dot")
             continue
-        assert type(default.decoder.attention.score) is SCORES[allowed[0]]
+        assert type(default.decoder.attention) is SCORES[allowed[0]]
         assert default.config["score"] == allowed[0]
         for name in allowed:
             model = build_model(decoder, 11, 13, hidden_size=8, score=name)
-            assert type(model.decoder.attention.score) is SCORES[name] and model.config["score"] == name
+            assert type(model.decoder.attention) is SCORES[name] and model.config["score"] == name
 
 
 def test_errors_are_clear():
@@ -145,6 +154,6 @@ def test_errors_are_clear():
     with pytest.raises(ValueError, match="floating-point"):
         dot_score(torch.ones(2, 1, 8, dtype=torch.long), torch.randn(2, 5, 8))
     with pytest.raises(ValueError, match=r"with Hq=8"):
-        build_score("additive", 8)(torch.randn(2, 1, 4), torch.randn(2, 5, 8))
+        build_attention("additive", 8)(torch.randn(2, 1, 4), torch.randn(2, 5, 8))
     with pytest.raises(ValueError, match="unknown score 'cosine'; expected one of dot, scaled_dot, general, additive"):
-        build_score("cosine", 8)
+        build_attention("cosine", 8)

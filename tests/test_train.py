@@ -17,8 +17,9 @@ from seq2seq_attention.translation.corpus import Pair, TranslationDataset, build
 from seq2seq_attention.translation.decoders import AttnDecoderRNN, DecoderRNN
 from seq2seq_attention.translation.evaluate import evaluate
 from seq2seq_attention.translation.model import DECODERS, Seq2Seq, build_model
-from seq2seq_attention.translation.search import greedy_decode, translate
+from seq2seq_attention.translation.search import greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, initialize, train, train_step
+from seq2seq_attention.translation.translator import translate
 
 PAIRS = [
     Pair("je suis fatigue .", "i m tired ."),
@@ -411,7 +412,7 @@ def test_the_teacher_forcing_schedule_decays_trains_checkpoints_and_resumes(tmp_
 def test_load_translator_reads_the_length_limit_once_and_refuses_other_tasks(tmp_path: Path):
     from seq2seq_attention.core.vocabulary import Vocabularies
     from seq2seq_attention.sentiment.classifier import build_classifier
-    from seq2seq_attention.translation.train import load_translator
+    from seq2seq_attention.translation.translator import load_translator
 
     vocabs = build_vocabularies(PAIRS)
     model = build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8)

@@ -4,8 +4,9 @@ The package is laid out by concern:
 
 * `core`: what both tasks share (tokens, the input-error type, checks, devices, the
   vocabulary, batching and the padding mask, the checkpoint format, the training loop);
-* `attention`: score functions and the one attention module;
-* `translation`: the Tatoeba corpus, encoder, decoders, model, training, search, evaluation;
+* `attention`: Bahdanau's and Luong's attention modules, sharing one masked softmax;
+* `translation`: the Tatoeba corpus, encoder, decoders, model, search, the translator a user
+  calls (`translate`, `load_translator`), training, evaluation;
 * `sentiment`: the labelled sentences and the BiLSTM + attention classifier;
 * `cli`: the command line (argument parsing only; nothing imports it).
 
@@ -16,14 +17,13 @@ __version__ = "0.2.0"
 
 from .attention import (
     SCORES,
-    AdditiveScore,
     Attention,
     BahdanauAttention,
-    DotScore,
-    GeneralScore,
-    ScaledDotScore,
+    DotAttention,
+    GeneralAttention,
+    ScaledDotAttention,
+    attend,
     build_attention,
-    build_score,
     dot_score,
     masked_softmax,
     scaled_dot_score,
@@ -47,7 +47,8 @@ from .translation.decoders import (
 )
 from .translation.encoder import EncoderRNN
 from .translation.model import Seq2Seq, build_model
-from .translation.search import beam_search_decode, greedy_decode, translate
+from .translation.search import beam_search_decode, greedy_decode
+from .translation.translator import Translator, load_translator, translate
 
 __all__ = [
     "DECODERS",
@@ -57,36 +58,37 @@ __all__ = [
     "SCORES",
     "SOS_IDX",
     "UNK_IDX",
-    "AdditiveScore",
     "Attention",
     "AttnDecoderRNN",
     "BahdanauAttention",
     "Batch",
     "DecoderRNN",
     "DecoderState",
-    "DotScore",
+    "DotAttention",
     "EncoderRNN",
-    "GeneralScore",
+    "GeneralAttention",
     "InputError",
     "LuongAttnDecoderRNN",
     "MeanEmbeddingClassifier",
-    "ScaledDotScore",
+    "ScaledDotAttention",
     "SentimentClassifier",
     "Seq2Seq",
     "StepDecoder",
+    "Translator",
     "Vocabularies",
     "Vocabulary",
+    "attend",
     "beam_search_decode",
     "build_attention",
     "build_classifier",
     "build_model",
-    "build_score",
     "collate",
     "dot_score",
     "greedy_decode",
     "lengths_to_mask",
     "load_checkpoint",
     "load_pairs",
+    "load_translator",
     "masked_softmax",
     "normalize_string",
     "pick_device",

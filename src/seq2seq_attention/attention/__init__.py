@@ -1,28 +1,27 @@
-"""Attention: score functions and the one attention module (mask, softmax, weighted sum)."""
+"""Attention: `BahdanauAttention` and Luong's dot, scaled dot and general attentions, sharing one masked softmax."""
 
-from .attention import Attention, BahdanauAttention, build_attention, masked_softmax
+from .attention import Attention, BahdanauAttention, attend, hide_padding, masked_softmax
 from .scores import (
     SCORES,
-    AdditiveScore,
-    DotScore,
-    GeneralScore,
-    ScaledDotScore,
-    build_score,
+    DotAttention,
+    GeneralAttention,
+    ScaledDotAttention,
+    build_attention,
     dot_score,
     scaled_dot_score,
 )
 
 __all__ = [
     "SCORES",
-    "AdditiveScore",
     "Attention",
     "BahdanauAttention",
-    "DotScore",
-    "GeneralScore",
-    "ScaledDotScore",
+    "DotAttention",
+    "GeneralAttention",
+    "ScaledDotAttention",
+    "attend",
     "build_attention",
-    "build_score",
     "dot_score",
+    "hide_padding",
     "masked_softmax",
     "scaled_dot_score",
 ]

@@ -1,18 +1,22 @@
-"""The attention module: a score, then the mask, the softmax and the weighted sum.
+"""Bahdanau's attention, and what every attention shares: `masked_softmax` and the weights-to-context step.
 
-Every attention of the package is an `Attention` around one score function from `scores.py`:
-the Bahdanau decoder's (additive), the Luong decoder's (dot, scaled dot or general) and the
-sentiment classifier's (additive over a bidirectional LSTM's outputs).
+Each attention of the package is a small module with the same two methods: `project_keys(keys)`,
+the part of the score that does not depend on the query (done once per source sentence), and
+`forward(query, keys, mask, proj_keys)`, which scores every key against the query and ends in
+`attend`: the masked softmax and the weighted sum of the keys (d2l's pattern). `BahdanauAttention`
+(additive) lives here; the dot, scaled dot and general attentions are in `scores.py`, which also
+holds `SCORES`, the one table a decoder picks its attention from.
 """
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..core.checks import check_module_device, check_module_dtype, check_same_device, check_tensor
-from .scores import AdditiveScore, _Score, build_score
+from ..core.checks import checked
+from .checks import _check_attention, _check_masked_softmax
 
 
+@checked(_check_masked_softmax)
 # --8<-- [start:masked_softmax]
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
     """Softmax over the last dimension that gives masked-out positions exactly zero weight.
@@ -27,11 +31,6 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Ten
         mask: (B, S), True for real positions; None means every position is real.
         returns: same shape as `scores`.
     """
-    _check_masked_softmax(scores, mask)
-    return _masked_softmax(scores, mask)  # (B, T, S)
-
-
-def _masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
     if mask is None:
         return F.softmax(scores, dim=-1)  # (B, T, S)
     keep = mask.unsqueeze(1)  # (B, 1, S)
@@ -44,29 +43,39 @@ def _masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Te
 
 # --8<-- [start:hide_padding]
 def hide_padding(keys: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-    """The keys with padded positions zeroed, once per sentence: whatever padding holds (even NaN) never leaks."""
+    """The keys with padded positions zeroed: whatever padding holds (even NaN) never leaks."""
     return keys if mask is None else keys.masked_fill(~mask.unsqueeze(2), 0.0)  # (B, S, Hk)
 
 
 # --8<-- [end:hide_padding]
 
 
-def _check_masked_softmax(scores: object, mask: object) -> None:
-    sizes = check_tensor("scores", scores, ("B", "T", "S"), dtype="float")
-    if mask is not None:
-        check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")
-        check_same_device(scores=scores, mask=mask)
+# --8<-- [start:attend]
+def attend(scores: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The step every attention ends with: weights from the scores, then the weighted sum of the keys.
+
+    Shapes:
+        scores: (B, T, S); keys: (B, S, Hk), also the values; mask: (B, S) bool or None.
+        returns: the context (B, T, Hk) and the weights (B, T, S).
+    """
+    weights = masked_softmax(scores, mask)  # (B, T, S): exactly 0 on padding
+    context = torch.bmm(weights, hide_padding(keys, mask))  # (B, T, S) @ (B, S, Hk) -> (B, T, Hk)
+    return context, weights
+
+
+# --8<-- [end:attend]
 
 
 class Attention(nn.Module):
-    """Score every key against the query, mask the padding, softmax, and average the keys.
+    """What every attention module has: its sizes, `project_keys` and `forward`, which ends in `attend`.
 
-    Padded positions get exactly zero weight, and their keys are zeroed before the weighted sum:
-    whatever a padded position holds (even NaN) cannot reach the context. A row with no real
-    position gives zero weights and a zero context.
+    A subclass defines its `score` (and `project_keys` when its score projects the keys);
+    `BahdanauAttention` writes its own `forward` out, as the course notes do.
 
     Args:
-        score: a score module from `scores.py` (`build_score(name, H)`).
+        query_size: Hq, the size of the query (the decoder's state).
+        key_size: Hk, the size of the keys (the encoder's outputs, also the values).
+        hidden_size: Hp, the size of the keys as `project_keys` gives them.
 
     Shapes:
         query: (B, T, Hq), the decoder's state (T = 1 for one decoder step).
@@ -77,18 +86,19 @@ class Attention(nn.Module):
         weights: (B, T, S), the attention distribution over source positions.
     """
 
-    def __init__(self, score: _Score) -> None:
+    def __init__(self, query_size: int, key_size: int, hidden_size: int) -> None:
         super().__init__()
-        self.score = score
+        self.query_size, self.key_size, self.hidden_size = query_size, key_size, hidden_size
 
-    # --8<-- [start:project_keys]
     def project_keys(self, keys: torch.Tensor) -> torch.Tensor:
-        """The score's query-independent work on the keys (`Ua(keys)` for Bahdanau): once per sentence."""
-        return self.score.project_keys(keys)  # (B, S, Hp)
+        """The part of the score that does not depend on the query: (B, S, Hk) -> (B, S, Hp)."""
+        return keys  # (B, S, Hk): the keys themselves, unless a score projects them
 
-    # --8<-- [end:project_keys]
+    def score(self, query: torch.Tensor, proj_keys: torch.Tensor) -> torch.Tensor:
+        """Score every (query step, key) pair: (B, T, Hq) and (B, S, Hp) -> (B, T, S)."""
+        raise NotImplementedError
 
-    # --8<-- [start:forward]
+    @checked(_check_attention)
     def forward(
         self,
         query: torch.Tensor,
@@ -96,65 +106,13 @@ class Attention(nn.Module):
         mask: torch.Tensor | None = None,
         proj_keys: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        self._check(query, keys, mask, proj_keys)
         if proj_keys is None:
             proj_keys = self.project_keys(keys)  # (B, S, Hp)
-        return self.attend(query, hide_padding(keys, mask), mask, proj_keys)  # (B, T, Hk), (B, T, S)
-
-    def attend(
-        self, query: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor | None, proj_keys: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """`forward` after its checks, for keys whose padding is already zero: what a decoder calls per step."""
-        scores = self.score.compare(query, proj_keys)  # (B, T, S)
-        weights = _masked_softmax(scores, mask)  # (B, T, S)
-        context = torch.bmm(weights, keys)  # (B, T, Hk)
-        return context, weights
-
-    # --8<-- [end:forward]
-
-    def _check(
-        self,
-        query: torch.Tensor,
-        keys: torch.Tensor,
-        mask: torch.Tensor | None,
-        proj_keys: torch.Tensor | None,
-    ) -> None:
-        score = self.score
-        sizes = check_tensor("query", query, ("B", "T", "Hq"), {"Hq": score.query_size}, dtype="float")
-        sizes = check_tensor("keys", keys, ("B", "S", "Hk"), {**sizes, "Hk": score.key_size}, dtype="float")
-        if mask is not None:
-            check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")
-        if proj_keys is not None:
-            known = {**sizes, "H": score.projected_size}
-            check_tensor("proj_keys", proj_keys, ("B", "S", "H"), known, dtype="float")
-        device = check_same_device(query=query, keys=keys, mask=mask, proj_keys=proj_keys)
-        check_module_device(self, device, "query and keys")
-        check_module_dtype(self, query, "query")
-        check_module_dtype(self, keys, "keys")
-        if proj_keys is not None:
-            check_module_dtype(self, proj_keys, "proj_keys")
-
-
-class _ScoreLayer:
-    """A layer of the score, declared on the attention under the formula's name: `attention.Wa` is `attention.score.Wa`.
-
-    The layers live (and are saved) in the score module only; this is a second name, not a second layer.
-    """
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, attention: Attention | None, owner: type | None = None) -> "nn.Linear | _ScoreLayer":
-        if attention is None:  # read on the class (help, documentation tools): the declaration itself
-            return self
-        return getattr(attention.score, self.name)
+        return attend(self.score(query, proj_keys), keys, mask)  # (B, T, Hk), (B, T, S)
 
 
 class BahdanauAttention(Attention):
-    """Additive attention: score(q, k_j) = v_a^T tanh(W_a q + U_a k_j), as an `Attention`.
-
-    The layers `Wa`, `Ua`, `Va` live in its `AdditiveScore` (`attention.score`); the properties of
-    the same names reach them here, under the names of the formula and the tutorial.
+    """Additive attention (Bahdanau et al., 2015): score(q, k_j) = v_a^T tanh(W_a q + U_a k_j).
 
     Args:
         hidden_size: H, the size of the projected query and keys (the tanh layer).
@@ -163,31 +121,39 @@ class BahdanauAttention(Attention):
             2H keys from a bidirectional LSTM.
 
     Shapes:
-        as `Attention`; query (B, 1, Hq), keys (B, S, Hk), proj_keys (B, S, H).
+        as `Attention`; query (B, T, Hq), keys (B, S, Hk), proj_keys (B, S, H).
     """
 
-    score: AdditiveScore
-
+    # --8<-- [start:init]
     def __init__(self, hidden_size: int, query_size: int | None = None, key_size: int | None = None) -> None:
-        super().__init__(AdditiveScore(hidden_size, query_size, key_size))
-        self.hidden_size, self.query_size, self.key_size = hidden_size, self.score.query_size, self.score.key_size
+        super().__init__(query_size or hidden_size, key_size or hidden_size, hidden_size)
+        self.Wa = nn.Linear(self.query_size, hidden_size)  # W_a: projects the query (decoder state)
+        self.Ua = nn.Linear(self.key_size, hidden_size)  # U_a: projects the keys (encoder states)
+        self.Va = nn.Linear(hidden_size, 1)  # v_a: reduces each (step, position) to one score
 
-    Wa = _ScoreLayer()
-    """W_a, the query's layer: `score.Wa`."""
-    Ua = _ScoreLayer()
-    """U_a, the keys' layer: `score.Ua`."""
-    Va = _ScoreLayer()
-    """v_a, the layer that reduces each (step, position) to one score: `score.Va`."""
+    # --8<-- [end:init]
 
+    # --8<-- [start:project_keys]
+    def project_keys(self, keys: torch.Tensor) -> torch.Tensor:
+        """U_a k does not depend on the decoder's step: a decoder computes it once per sentence."""
+        return self.Ua(keys)  # (B, S, H)
 
-def build_attention(score: str, hidden_size: int) -> Attention:
-    """The attention of a decoder of size H that scores with `score` (a key of `SCORES`).
+    # --8<-- [end:project_keys]
 
-    The additive score gives a `BahdanauAttention`, whose layers read `Wa`, `Ua`, `Va`.
+    @checked(_check_attention)
+    # --8<-- [start:forward]
+    def forward(
+        self,
+        query: torch.Tensor,
+        keys: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        proj_keys: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        if proj_keys is None:
+            proj_keys = self.project_keys(keys)  # (B, S, H): U_a k
+        q = self.Wa(query).unsqueeze(2)  # (B, T, 1, H)
+        k = proj_keys.unsqueeze(1)  # (B, 1, S, H)
+        scores = self.Va(torch.tanh(q + k)).squeeze(-1)  # (B, T, S, H) -> (B, T, S, 1) -> (B, T, S)
+        return attend(scores, keys, mask)  # (B, T, Hk), (B, T, S)
 
-    Raises:
-        InputError: an unknown score name.
-    """
-    if score == "additive":
-        return BahdanauAttention(hidden_size)
-    return Attention(build_score(score, hidden_size))
+    # --8<-- [end:forward]

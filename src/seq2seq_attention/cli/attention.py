@@ -8,7 +8,7 @@ from ..translation.decoders import MAX_LENGTH
 from ..translation.plotting import plot_attention, save_figure, sentence_attention
 from ..translation.pretrained import default_checkpoint
 from ..translation.search import MAX_STEPS
-from ..translation.train import load_translator
+from ..translation.translator import load_translator
 from .options import check_output_file, positive_int
 
 

@@ -12,11 +12,13 @@ from ..core.errors import InputError, echo
 from ..core.files import check_destination, staged_writes
 from ..sentiment.data import encode_tokens, tokenize
 from ..sentiment.figures import attention_figure
-from ..sentiment.train import SentimentConfig, load_classifier, predict, run_training
+from ..sentiment.predict import SentimentConfig, load_classifier, predict
 from .options import add_config_options, check_output_directory, check_output_file, config_from_args, positive_int
 
 
 def _train(args: argparse.Namespace) -> int:
+    from ..sentiment.train import run_training  # the one command that trains; the others never import it
+
     config = config_from_args(SentimentConfig, args)
     device = parse_device(args.device)
     if args.out is not None:

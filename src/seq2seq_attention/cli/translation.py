@@ -11,16 +11,19 @@ from ..core.config import saved_setting
 from ..core.device import parse_device
 from ..core.errors import InputError
 from ..core.files import EXPORT_NAMES, check_destination, staged_writes
+from ..translation.config import TrainConfig
 from ..translation.corpus import split_lines
 from ..translation.decoders import MAX_LENGTH
 from ..translation.export import export_onnx, export_sentences
 from ..translation.pretrained import DEFAULT_PRETRAINED, default_checkpoint
-from ..translation.search import MAX_STEPS, SentenceError, translate
-from ..translation.train import TrainConfig, load_translator, train
+from ..translation.search import MAX_STEPS
+from ..translation.translator import SentenceError, load_translator, translate
 from .options import add_config_options, bounded_float, check_output_directory, config_from_args, positive_int
 
 
 def run_train(args: argparse.Namespace) -> int:
+    from ..translation.train import train  # the one command that trains; the others never import it
+
     config = config_from_args(TrainConfig, args)
     device = parse_device(args.device)
     check_output_directory(args.checkpoint, "--checkpoint")

@@ -11,11 +11,19 @@ from typing import NamedTuple
 import torch
 from torch.utils.data import Sampler
 
-from .checks import is_int
+from .checks import checked, is_int
 from .errors import InputError, echo
 from .tokens import PAD_IDX
 
 
+def _check_mask_arguments(lengths: object, max_length: object) -> None:
+    if not isinstance(lengths, torch.Tensor) or lengths.dim() != 1 or lengths.is_floating_point():
+        raise InputError(f"lengths must be a (B,) integer tensor, got {echo(lengths, 80)}")
+    if not is_int(max_length) or max_length < 0:
+        raise InputError(f"max_length must be an int >= 0, got {echo(max_length)}")
+
+
+@checked(_check_mask_arguments)
 # --8<-- [start:mask]
 def lengths_to_mask(lengths: torch.Tensor, max_length: int) -> torch.Tensor:
     """True at the first `lengths[b]` positions of each row: the padding mask.
@@ -24,12 +32,24 @@ def lengths_to_mask(lengths: torch.Tensor, max_length: int) -> torch.Tensor:
         lengths: (B,) long.
         returns: (B, max_length) bool, on the device of `lengths`.
     """
-    _check_mask_arguments(lengths, max_length)
     positions = torch.arange(max_length, device=lengths.device)  # (S,)
     return positions.unsqueeze(0) < lengths.unsqueeze(1)  # (B, S)
 
 
 # --8<-- [end:mask]
+
+
+def _check_examples(examples: object) -> None:
+    """A non-empty list of (source indices, target indices or a number) pairs."""
+    if isinstance(examples, str | bytes | dict) or not isinstance(examples, Sequence) or not examples:
+        raise InputError(f"examples must be a non-empty list of (source, target) pairs, got {echo(examples, 80)}")
+    for number, example in enumerate(examples):
+        ok = isinstance(example, tuple | list) and len(example) == 2 and _is_indices(example[0]) and len(example[0])
+        label = ok and isinstance(example[1], int | float) and not isinstance(example[1], bool)
+        if not ok or not (label or _is_indices(example[1])):
+            raise InputError(
+                f"examples[{number}] must be (source indices, target indices or a label), got {echo(example, 80)}"
+            )
 
 
 # --8<-- [start:pad]
@@ -87,32 +107,12 @@ def collate(examples: Sequence[tuple[Sequence[int], Sequence[int] | float]]) -> 
 # --8<-- [end:pad]
 
 
-def _check_mask_arguments(lengths: object, max_length: object) -> None:
-    if not isinstance(lengths, torch.Tensor) or lengths.dim() != 1 or lengths.is_floating_point():
-        raise InputError(f"lengths must be a (B,) integer tensor, got {echo(lengths, 80)}")
-    if not is_int(max_length) or max_length < 0:
-        raise InputError(f"max_length must be an int >= 0, got {echo(max_length)}")
-
-
 def _is_indices(value: object) -> bool:
     return (
         isinstance(value, Sequence)
         and not isinstance(value, str | bytes)
         and all(isinstance(i, int) and not isinstance(i, bool) for i in value)
     )
-
-
-def _check_examples(examples: object) -> None:
-    """A non-empty list of (source indices, target indices or a number) pairs."""
-    if isinstance(examples, str | bytes | dict) or not isinstance(examples, Sequence) or not examples:
-        raise InputError(f"examples must be a non-empty list of (source, target) pairs, got {echo(examples, 80)}")
-    for number, example in enumerate(examples):
-        ok = isinstance(example, tuple | list) and len(example) == 2 and _is_indices(example[0]) and len(example[0])
-        label = ok and isinstance(example[1], int | float) and not isinstance(example[1], bool)
-        if not ok or not (label or _is_indices(example[1])):
-            raise InputError(
-                f"examples[{number}] must be (source indices, target indices or a label), got {echo(example, 80)}"
-            )
 
 
 class BucketBatchSampler(Sampler[list[int]]):

@@ -16,7 +16,8 @@ or the new one, never a mix. Saving and loading refuse a tensor that holds NaN o
 model that cannot compute), naming it. Loading checks the hashes, the config and every tensor's
 name, shape and dtype, and raises one `InputError` that says what is wrong. Both tasks use this
 one format: a model follows the `Checkpointable` protocol, and its config's `task` names the
-builder (`model_builders`) that rebuilds it.
+builder that rebuilds it, which each task registers when it is imported (`register_task`: the
+translation model module and the sentiment classifier module do); this module imports no task.
 """
 
 import hashlib
@@ -41,13 +42,20 @@ from .files import check_destination, staged_writes
 from .vocabulary import Vocabularies, Vocabulary
 
 FORMAT = "seq2seq-attention/checkpoint"
-VERSION = 2
-"""Version 2: one format for both tasks (the config names its `task`), attention weights under
-`attention.score`. Version 1 checkpoints are converted by `scripts/convert_checkpoints.py`."""
+VERSION = 3
+"""Version 3: an attention's layers are its own (`attention.Wa`). Version 2 (one format for both
+tasks, the config naming its `task`) kept them under `attention.score` and is read with the names
+of `RENAMED`; version 1 checkpoints are converted by `scripts/convert_checkpoints.py`."""
+READABLE_VERSIONS = (2, 3)
 JSON_NAME = "checkpoint.json"
 
-TASK_NAMES = {"translation": "a translator", "sentiment": "a sentiment classifier"}
-"""What a model of each task is called in messages (`load_checkpoint`'s `task`)."""
+RENAMED = {2: (("attention.score.", "attention."),)}
+"""Tensor names of older versions and what they are called now (prefix, replacement), by version."""
+
+TASK_NAMES: dict[str, str] = {}
+"""What a model of each task is called in messages (`load_checkpoint`'s `task`), by task; filled by `register_task`."""
+
+_BUILDERS: dict[str, Callable[..., "Checkpointable"]] = {}
 
 
 @runtime_checkable
@@ -72,12 +80,18 @@ class Checkpointable(Protocol):
     def load_state_dict(self, state_dict: Mapping[str, torch.Tensor]) -> object: ...
 
 
-def model_builders() -> dict[str, Callable[..., Checkpointable]]:
-    """The builder of each task's models, by the `task` their config names."""
-    from ..sentiment.classifier import build_classifier  # the tasks build on the core: imported when asked for
-    from ..translation.model import build_model
+def register_task(task: str, builder: Callable[..., Checkpointable], name: str) -> None:
+    """Tell the checkpoint format how to rebuild the models of `task`: ``builder(**config)``, called `name`.
 
-    return {"translation": build_model, "sentiment": build_classifier}
+    Each task's model module calls it once, when imported (``import seq2seq_attention`` imports both).
+    """
+    _BUILDERS[task] = builder
+    TASK_NAMES[task] = name
+
+
+def model_builders() -> dict[str, Callable[..., Checkpointable]]:
+    """The builder of each registered task's models, by the `task` their config names."""
+    return dict(_BUILDERS)
 
 
 @dataclass
@@ -271,9 +285,10 @@ def _read_document(directory: Path) -> dict:
         raise InputError(f"checkpoint file {json_path} is corrupted (not valid JSON: {echo(error)})") from error
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise InputError(f"{json_path} is not a seq2seq-attention checkpoint (format is not {FORMAT!r})")
-    if document.get("version") != VERSION:
+    if document.get("version") not in READABLE_VERSIONS:
         raise InputError(
-            f"{json_path} has checkpoint version {echo(document.get('version'))}, this code reads {VERSION}"
+            f"{json_path} has checkpoint version {echo(document.get('version'))}, this code reads "
+            f"{' and '.join(map(str, READABLE_VERSIONS))}"
             + (" (convert it with scripts/convert_checkpoints.py)" if document.get("version") == 1 else "")
         )
     for key in ("config", "vocabularies", "files"):
@@ -362,6 +377,34 @@ def _check_vocabulary_sizes(directory: Path, model: Checkpointable, vocabs: Voca
             )
 
 
+def _renamed(weights: dict[str, torch.Tensor], version: int) -> dict[str, torch.Tensor]:
+    """`weights` under the names this version of the code gives them (`RENAMED`)."""
+    for old, new in RENAMED.get(version, ()):
+        weights = {name.replace(old, new): tensor for name, tensor in weights.items()}
+    return weights
+
+
+def _check_tied(directory: Path, config: dict, model: Checkpointable, weights: dict[str, torch.Tensor]) -> None:
+    """The model its config builds shares some tensors (a tied output embedding): the saved ones must be equal.
+
+    Loading would otherwise keep one of them and silently drop the other, a model the checkpoint never held.
+    """
+    shared: dict[int, list[str]] = {}
+    for name, tensor in model.state_dict(keep_vars=True).items():
+        if tensor.numel() == 0:
+            continue  # an empty tensor holds nothing to share
+        shared.setdefault(tensor.untyped_storage().data_ptr(), []).append(name)
+    for names in shared.values():
+        first, *others = names
+        different = [name for name in others if not torch.equal(weights[name], weights[first])]
+        if different:
+            raise InputError(
+                f"checkpoint {directory} contradicts its config {echo(config)}: the model it describes uses one "
+                f"tensor for {first} and {', '.join(different)} (tie_embeddings), but the saved tensors differ; "
+                "restore the config the weights were trained with"
+            )
+
+
 def _check_weights(directory: Path, config: dict, model: Checkpointable, weights: dict[str, torch.Tensor]) -> None:
     """The saved weights are those of the model its config builds: the same names, shapes and dtypes."""
     expected = model.state_dict()
@@ -404,9 +447,10 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu", task: 
     vocabs = _read_vocabularies(directory, document["vocabularies"])
     model = _rebuild(directory, config)
     _check_vocabulary_sizes(directory, model, vocabs)
-    weights = _read_tensors(directory, document["files"].get("model"), "weights")
+    weights = _renamed(_read_tensors(directory, document["files"].get("model"), "weights"), document["version"])
     _check_weights(directory, config, model, weights)
     _check_finite(weights, f"checkpoint {directory} cannot be used")
+    _check_tied(directory, config, model, weights)
     model.load_state_dict(weights)
     model.to(device).eval()
     return Checkpoint(model, vocabs, config, document.get("training") or {}, directory, document["files"])

@@ -1,18 +1,59 @@
-"""Input checks for public entry points.
+"""Input checks for public entry points, and `checked`, the one way a public function gets its check.
 
 Each check raises one `InputError` (a `ValueError`) that names the argument, what was expected and what
 came, e.g. ``keys must be (B, S, H) with H=256, got (4, 7, 128)``. Helpers inside a module
-trust their callers; only public `forward`s, data loading, the CLI and checkpoint loading
-call these.
+trust their callers; only the boundary a user calls (public functions and `forward`s through
+`checked`, data loading, the CLI and checkpoint loading) calls these.
 """
 
-from collections.abc import Mapping, Sequence
+import contextvars
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 import torch
 
 from .errors import InputError, echo
 
 Dim = str | int
+
+F = TypeVar("F", bound=Callable[..., object])
+
+_INSIDE = contextvars.ContextVar("seq2seq_attention_inside_a_checked_call", default=False)
+"""True while a `checked` function runs: the calls it makes are the package's own."""
+
+
+def checked(check: Callable[..., object] | str) -> Callable[[F], F]:
+    """Run `check` on a public function's arguments when a user calls it, not when the package does.
+
+    The decorated function is the code a page shows, with no check in it; `check` takes the same
+    arguments (``self`` too, for a method; a string names a method of ``self`` that takes the
+    arguments after ``self``) and raises an `InputError` for what does not fit. A call
+    made while another checked function runs comes from the package, whose tensors that outer check
+    vouched for or the package made itself, so it runs without a second check: `source` is checked
+    once on its way from `translate` to the encoder, and a decoder step is not re-checked at every
+    word. An outer check therefore covers every argument its function passes on unchanged. A graph
+    being traced (`torch.export`, `torch.jit.trace`) holds symbolic sizes: no check runs there either.
+    """
+
+    def decorate(function: F) -> F:
+        @functools.wraps(function)
+        def boundary(*args: object, **kwargs: object) -> object:
+            if _INSIDE.get() or torch.compiler.is_compiling() or torch.jit.is_tracing():
+                return function(*args, **kwargs)  # the package's own call, or a graph being traced for export
+            if isinstance(check, str):
+                getattr(args[0], check)(*args[1:], **kwargs)
+            else:
+                check(*args, **kwargs)
+            token = _INSIDE.set(True)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                _INSIDE.reset(token)
+
+        return boundary  # type: ignore[return-value]
+
+    return decorate
 
 
 def _describe(dims: Sequence[Dim], known: Mapping[str, int]) -> str:

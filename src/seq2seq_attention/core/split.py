@@ -4,11 +4,18 @@ import zlib
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from .checks import checked
 from .errors import InputError
 
 Item = TypeVar("Item")
 
 
+def _check_split(items: object, key: object, held_out: int, modulus: int = 100, salt: str = "") -> None:
+    if not 0 < held_out < modulus:
+        raise InputError(f"held_out must lie in (0, {modulus}), got {held_out}")
+
+
+@checked(_check_split)
 # --8<-- [start:split]
 def checksum_split(
     items: Iterable[Item], key: Callable[[Item], str], held_out: int, modulus: int = 100, salt: str = ""
@@ -22,7 +29,6 @@ def checksum_split(
     Raises:
         InputError: `held_out` outside (0, modulus).
     """
-    _check_held_out(held_out, modulus)
     train, test = [], []
     for item in items:
         bucket = zlib.crc32((salt + key(item)).encode("utf-8")) % modulus
@@ -31,8 +37,3 @@ def checksum_split(
 
 
 # --8<-- [end:split]
-
-
-def _check_held_out(held_out: int, modulus: int) -> None:
-    if not 0 < held_out < modulus:
-        raise InputError(f"held_out must lie in (0, {modulus}), got {held_out}")

@@ -10,7 +10,8 @@ from torch import nn
 
 from ..attention.attention import BahdanauAttention
 from ..core.batching import lengths_to_mask
-from ..core.checks import check_dropout, check_parameter_budget, check_size, check_sizes, check_tokens
+from ..core.checkpoint import register_task
+from ..core.checks import check_dropout, check_parameter_budget, check_size, check_sizes, check_tokens, checked
 from ..core.errors import InputError, echo
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
@@ -80,10 +81,13 @@ class SentimentClassifier(nn.Module):
         """The vocabulary size the model was built for (checked against a checkpoint's vocabulary)."""
         return {"source": self.embedding.num_embeddings}
 
+    def _check_forward(self, input: object, lengths: object) -> None:
+        check_tokens(self, input, lengths, self.embedding.num_embeddings)
+
+    @checked("_check_forward")
     # --8<-- [start:forward]
     def forward(self, input: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        sizes = check_tokens(self, input, lengths, self.embedding.num_embeddings)
-        mask = lengths_to_mask(lengths.to(input.device), sizes["S"])  # (B, S)
+        mask = lengths_to_mask(lengths.to(input.device), input.size(1))  # (B, S)
 
         embedded = self.embedding(input)  # (B, S, E)
         outputs1, _ = run_packed(self.lstm1, self.dropout(embedded), lengths)  # (B, S, 2H)
@@ -171,3 +175,6 @@ def build_classifier(kind: str, vocab_size: int, **options: object) -> Sentiment
         raise InputError(f"a {kind!r} classifier does not take {echo(sorted(options))}: {error}") from None
     model.config = {"task": "sentiment", "kind": kind, "vocab_size": vocab_size, **options}
     return model
+
+
+register_task("sentiment", build_classifier, "a sentiment classifier")

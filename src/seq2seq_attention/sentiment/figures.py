@@ -12,7 +12,7 @@ from ..core.errors import InputError, echo
 from ..core.files import staged_writes
 from ..core.fonts import hangul_font
 from .data import Example, encode_tokens, prepare_data, tokenize
-from .train import checkpoint_sources, load_classifier, predict
+from .predict import checkpoint_sources, load_classifier, predict
 
 
 def pick_examples(examples: Sequence[Example], count: int, max_words: int) -> list[Example]:

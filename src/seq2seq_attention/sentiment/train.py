@@ -1,87 +1,28 @@
-"""Training and using the sentiment classifiers, with the shared training loop and checkpoint format."""
+"""Training the sentiment classifiers, with the shared training loop and checkpoint format.
+
+Using a trained one (`SentimentConfig`, `predict`, `load_classifier`) is `predict.py`'s job, so
+that the read-only commands never import this module.
+"""
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
 from torch import nn
 
 from ..core.batching import Batch
-from ..core.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
-from ..core.config import check_config, setting
-from ..core.errors import InputError, echo
+from ..core.checkpoint import save_checkpoint
+from ..core.errors import InputError
 from ..core.files import check_destination
 from ..core.training import BestWeights, make_optimizer, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
-from .classifier import CLASSIFIER_KINDS, build_classifier
-from .data import SOURCES, SentimentData, iterate_batches, prepare_data
+from .classifier import build_classifier
+from .data import SentimentData, iterate_batches, prepare_data
+from .predict import SentimentConfig, checkpoint_sources, load_classifier, predict
 
-
-@dataclass
-class SentimentConfig:
-    """Everything that decides a sentiment training run (saved in the checkpoint).
-
-    Each field's default, range and help text is written here once; `sentiment-train --help`
-    is built from these fields.
-    """
-
-    kind: str = setting(
-        "attention", "the model: attention (BiLSTM + attention), bilstm or mean", choices=CLASSIFIER_KINDS
-    )
-    sources: tuple[str, ...] = setting(("imdb",), "the review sources to train and test on", choices=tuple(SOURCES))
-    epochs: int = setting(12, "passes over the training split", low=1, high=100_000)
-    batch_size: int = setting(32, "sentences per batch", low=1, high=1_000_000)
-    learning_rate: float = setting(1e-3, "Adam's step size", low=0.0, high=10.0, low_open=True)
-    clip: float = setting(5.0, "largest gradient norm (0: no clipping)", low=0.0, high=1e6)
-    seed: int = setting(0, "seeds the weights, dropout and the batch order", low=0, high=2**32 - 1)
-
-    def __post_init__(self) -> None:
-        check_config(self)
-        self.sources = tuple(dict.fromkeys(self.sources))
-
-
-@torch.no_grad()
-def predict(
-    model: nn.Module, sequences: Sequence[Sequence[int]], batch_size: int = 256
-) -> tuple[list[float], list[list[float]] | None]:
-    """Probabilities of "positive" and, for the attention model, each sentence's attention weights.
-
-    Runs in eval mode (no dropout) on the model's device and restores the previous mode.
-    """
-    _check_sequences(sequences)
-    device = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
-    probs: list[float] = []
-    weights: list[list[float]] = []
-    for batch in iterate_batches(sequences, [0] * len(sequences), batch_size):
-        batch = batch.to(device)
-        logits, attn = model(batch.source, batch.lengths)  # (B,), (B, S) or None
-        probs.extend(torch.sigmoid(logits).tolist())
-        if attn is not None:
-            weights.extend(row[:n].tolist() for row, n in zip(attn.cpu(), batch.lengths.tolist(), strict=True))
-    model.train(was_training)
-    return probs, (weights if weights else None)
-
-
-def _check_sequences(sequences: object) -> None:
-    """A non-empty list of non-empty lists of token indices (ints)."""
-    if isinstance(sequences, str | bytes | dict) or not isinstance(sequences, Sequence):
-        raise InputError(f"sequences must be a list of token-index lists, got {type(sequences).__name__}")
-    if len(sequences) == 0:
-        raise InputError("no sentences to classify")
-    for number, sequence in enumerate(sequences, start=1):
-        if (
-            isinstance(sequence, str | bytes | dict)
-            or not isinstance(sequence, Sequence)
-            or not sequence
-            or not all(isinstance(i, int) and not isinstance(i, bool) for i in sequence)
-        ):
-            raise InputError(
-                f"sentence {number} must be a non-empty list of token indices (ints), got {echo(sequence, 80)}"
-            )
+__all__ = ["SentimentConfig", "checkpoint_sources", "load_classifier", "predict", "run_training", "train_classifier"]
 
 
 def accuracy(model: nn.Module, sequences: Sequence[Sequence[int]], labels: Sequence[int]) -> float:
@@ -182,20 +123,3 @@ def run_training(
         training = {"config": asdict(config), "result": record}
         save_checkpoint(checkpoint, model, Vocabularies(data.vocab), training=training)
     return record
-
-
-def load_classifier(path: str | Path, device: torch.device | str = "cpu") -> Checkpoint:
-    """Load a sentiment checkpoint; its `training["config"]` names the sources it was trained on.
-
-    Raises:
-        InputError: see `load_checkpoint`, or a checkpoint of another task.
-    """
-    return load_checkpoint(path, device, task="sentiment")
-
-
-def checkpoint_sources(checkpoint: Checkpoint) -> tuple[str, ...]:
-    """The review sources a sentiment checkpoint was trained on (its saved `SentimentConfig`)."""
-    saved = checkpoint.training.get("config")
-    if not isinstance(saved, dict):
-        raise InputError(f"checkpoint {checkpoint.path} does not say which sources it was trained on")
-    return SentimentConfig(**{k: v for k, v in saved.items() if k in ("kind", "sources")}).sources

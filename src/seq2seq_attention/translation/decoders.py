@@ -7,6 +7,9 @@ pieces: `embed` (tokens to vectors), `step` (the recurrence and the attention) a
 layer `out`. The training loop in `StepDecoder.forward` embeds every target input at once,
 calls `step` per position and applies `out` once; greedy decoding and beam search
 (`search.py`) drive a decoder through `init_state` and `forward_step` only.
+
+The decoders' input checks (`_check_*`, at the end of the module) run where a user calls a
+decoder (`checked`); inside, the decoder trusts its tensors.
 """
 
 from dataclasses import dataclass, replace
@@ -16,8 +19,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..attention.attention import Attention, build_attention, hide_padding
-from ..core.checks import check_indices, check_module_device, check_module_dtype, check_same_device, check_tensor
+from ..attention.attention import Attention
+from ..attention.scores import SCORES, build_attention
+from ..core.checks import (
+    check_indices,
+    check_module_device,
+    check_module_dtype,
+    check_same_device,
+    check_tensor,
+    checked,
+)
 from ..core.errors import InputError, echo
 from ..core.tokens import PAD_IDX, SOS_IDX
 from .search import MAX_LENGTH, greedy_search
@@ -30,7 +41,7 @@ class DecoderState:
 
     Shapes:
         hidden: (1, B, H), the GRU state (s_{t-1} before a step, s_t after it).
-        keys: (B, S, H), the encoder outputs (the attention's keys and values), zero where masked.
+        keys: (B, S, H), the encoder outputs (the attention's keys and values).
         mask: (B, S) bool, True on real source positions; None when nothing is padded.
         proj_keys: (B, S, Hp), the keys as the score needs them (`Ua(keys)` for Bahdanau),
             computed once; None for a decoder without attention.
@@ -89,11 +100,7 @@ class StepDecoder(nn.Module):
 
     def __init__(self, hidden_size: int, output_size: int, input_feeding: bool = False) -> None:
         super().__init__()
-        if input_feeding and not self.feeds_input:
-            raise InputError(
-                f"input feeding is Luong's (the previous attentional vector joins the next token); "
-                f"{type(self).__name__} cannot feed it: use the luong decoder"
-            )
+        check_input_feeding(type(self), input_feeding)
         self.hidden_size = hidden_size
         self.output_size = output_size
         self.input_feeding = input_feeding
@@ -102,18 +109,18 @@ class StepDecoder(nn.Module):
     out: nn.Linear
     """The output layer, H -> V (each decoder makes its own, in the tutorial's order of layers)."""
 
+    @checked("_check_state")
     # --8<-- [start:init_state]
     def init_state(
         self, encoder_outputs: torch.Tensor, encoder_hidden: torch.Tensor, source_mask: torch.Tensor | None = None
     ) -> DecoderState:
         """The per-batch state: the first hidden state, the keys, the mask, the keys projected once."""
-        self._check_state(encoder_outputs, encoder_hidden, source_mask)
         if source_mask is not None and bool(source_mask.all()):
             source_mask = None  # nothing is padded (a length bucket): no mask to apply at every step
         proj_keys = None if self.attention is None else self.attention.project_keys(encoder_outputs)  # (B, S, Hp)
-        keys = hide_padding(encoder_outputs, source_mask)  # (B, S, H): padding zeroed once, not at every step
-        feed = encoder_hidden.new_zeros(keys.size(0), 1, self.hidden_size) if self.input_feeding else None  # (B, 1, H)
-        return DecoderState(encoder_hidden, keys, source_mask, proj_keys, feed)
+        batch_size = encoder_outputs.size(0)
+        feed = encoder_hidden.new_zeros(batch_size, 1, self.hidden_size) if self.input_feeding else None  # (B, 1, H)
+        return DecoderState(encoder_hidden, encoder_outputs, source_mask, proj_keys, feed)
 
     # --8<-- [end:init_state]
 
@@ -127,6 +134,7 @@ class StepDecoder(nn.Module):
         """One embedded token (B, 1, E) and the state to the output layer's input (B, 1, H), the next state, weights."""
         raise NotImplementedError
 
+    @checked("_check_step")
     # --8<-- [start:forward_step]
     def forward_step(
         self, input: torch.Tensor, state: DecoderState
@@ -137,6 +145,7 @@ class StepDecoder(nn.Module):
 
     # --8<-- [end:forward_step]
 
+    @checked("_check_forward")
     # --8<-- [start:forward]
     def forward(
         self,
@@ -148,7 +157,6 @@ class StepDecoder(nn.Module):
         teacher_forcing_ratio: float = 1.0,
         coin_per_step: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        self._check_loop(encoder_outputs, target_tensor, max_length, teacher_forcing_ratio)
         state = self.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once here
         if target_tensor is None:  # nothing to learn from: decode greedily (the one free-running loop)
             _, logits, attentions, state = greedy_search(self.forward_step, state, max_length)  # (B, T, V), (B, T, S)
@@ -184,8 +192,9 @@ class StepDecoder(nn.Module):
         # --8<-- [end:after_loop]
 
     def _check_state(
-        self, encoder_outputs: torch.Tensor, encoder_hidden: torch.Tensor, source_mask: torch.Tensor | None
-    ) -> None:
+        self, encoder_outputs: object, encoder_hidden: object, source_mask: object = None
+    ) -> dict[str, int]:
+        """`init_state`'s arguments; returns the sizes they bind (B, S, H)."""
         sizes = check_tensor(
             "encoder_outputs", encoder_outputs, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float"
         )
@@ -198,25 +207,68 @@ class StepDecoder(nn.Module):
         check_module_device(self, device, "the encoder outputs")
         check_module_dtype(self, encoder_outputs, "encoder_outputs")
         check_module_dtype(self, encoder_hidden, "encoder_hidden")
+        return sizes
 
-    def _check_loop(
+    def _check_forward(
         self,
-        encoder_outputs: torch.Tensor,
-        target_tensor: torch.Tensor | None,
-        max_length: int,
-        teacher_forcing_ratio: float,
+        encoder_outputs: object,
+        encoder_hidden: object,
+        target_tensor: object = None,
+        source_mask: object = None,
+        max_length: object = MAX_LENGTH,
+        teacher_forcing_ratio: object = 1.0,
+        coin_per_step: object = False,
     ) -> None:
-        sizes = check_tensor("encoder_outputs", encoder_outputs, ("B", "S", "H"), {"H": self.hidden_size})
+        """`forward`'s arguments: those of `init_state`, then the target or `max_length`, and the ratio."""
+        sizes = self._check_state(encoder_outputs, encoder_hidden, source_mask)
+        check_loop_arguments(self.output_size, sizes, target_tensor, max_length, teacher_forcing_ratio)
         if target_tensor is not None:
-            check_tensor("target_tensor", target_tensor, ("B", "T"), {"B": sizes["B"]}, dtype="long")
-            if target_tensor.size(1) == 0:
-                raise InputError("target_tensor must have at least one step, got T=0")
-            check_indices("target_tensor", target_tensor, self.output_size)
             check_same_device(encoder_outputs=encoder_outputs, target_tensor=target_tensor)
-        if target_tensor is None and (not isinstance(max_length, int) or max_length < 1):
-            raise InputError(f"max_length must be an int of at least 1, got {echo(max_length)}")
-        if not 0.0 <= teacher_forcing_ratio <= 1.0:
-            raise InputError(f"teacher_forcing_ratio must lie in [0, 1], got {teacher_forcing_ratio}")
+
+    def _check_step(self, input: object, state: object) -> None:
+        """`forward_step`'s arguments: (B, 1) token indices and a `DecoderState` that fits this decoder."""
+        if not isinstance(state, DecoderState):
+            raise InputError(f"state must be a DecoderState (made by init_state), got {type(state).__name__}")
+        sizes = check_tensor("state.keys", state.keys, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float")
+        check_tensor("state.hidden", state.hidden, (1, "B", "H"), sizes, dtype="float")
+        if state.mask is not None:
+            check_tensor("state.mask", state.mask, ("B", "S"), sizes, dtype="bool")
+        if self.attention is not None:
+            projected = {**sizes, "Hp": self.attention.hidden_size}
+            why = "the keys as init_state projects them"
+            _check_state_part("state.proj_keys", state.proj_keys, ("B", "S", "Hp"), projected, why)
+        if self.input_feeding:
+            why = "the previous attentional vector of input feeding, zeros before the first step (init_state makes it)"
+            _check_state_part("state.feed", state.feed, ("B", 1, "H"), sizes, why)
+        check_tensor("input", input, ("B", 1), {"B": sizes["B"]}, dtype="long")
+        check_indices("input", input, self.output_size)
+        parts = {"input": input, "state.hidden": state.hidden, "state.keys": state.keys, "state.mask": state.mask}
+        device = check_same_device(**parts, **{"state.proj_keys": state.proj_keys, "state.feed": state.feed})
+        check_module_device(self, device, "the input and the state")
+        check_module_dtype(self, state.hidden, "state.hidden")
+
+
+def _check_state_part(name: str, value: object, dims: tuple, sizes: dict[str, int], what: str) -> None:
+    """A tensor of the state that this decoder needs: present, and of the shape it expects."""
+    if value is None:
+        expected = ", ".join(str(sizes.get(d, d)) if isinstance(d, str) else str(d) for d in dims)
+        raise InputError(f"{name} must be ({expected}): {what}; got None")
+    check_tensor(name, value, dims, sizes, dtype="float")
+
+
+def check_loop_arguments(
+    vocab_size: int, sizes: dict[str, int], target_tensor: object, max_length: object, teacher_forcing_ratio: object
+) -> None:
+    """What the decoding loop takes besides the encoder's outputs: a (B, T) target, or a `max_length`; the ratio."""
+    if target_tensor is not None:
+        check_tensor("target_tensor", target_tensor, ("B", "T"), {"B": sizes["B"]}, dtype="long")
+        if target_tensor.size(1) == 0:
+            raise InputError("target_tensor must have at least one step, got T=0")
+        check_indices("target_tensor", target_tensor, vocab_size)
+    if target_tensor is None and (not isinstance(max_length, int) or max_length < 1):
+        raise InputError(f"max_length must be an int of at least 1, got {echo(max_length)}")
+    if not 0.0 <= teacher_forcing_ratio <= 1.0:
+        raise InputError(f"teacher_forcing_ratio must lie in [0, 1], got {teacher_forcing_ratio}")
 
 
 class DecoderRNN(StepDecoder):
@@ -269,8 +321,8 @@ class AttnDecoderRNN(StepDecoder):
         hidden_size: H.
         output_size: V, the target vocabulary size.
         dropout_p: dropout on the embedded input token.
-        score: the score function's name (`DECODERS["bahdanau"].scores`); ``"additive"``, the
-            paper's, by default, which makes `attention` a `BahdanauAttention`.
+        score: the score function's name (`DECODERS["bahdanau"].scores`); None gives the table's
+            default, ``"additive"`` (the paper's), which makes `attention` a `BahdanauAttention`.
     """
 
     # --8<-- [start:init]
@@ -284,7 +336,7 @@ class AttnDecoderRNN(StepDecoder):
     ) -> None:
         super().__init__(hidden_size, output_size, input_feeding)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
-        self.attention = build_attention(score or "additive", hidden_size)  # BahdanauAttention for "additive"
+        self.attention = build_attention(choose_score("bahdanau", score), hidden_size)  # "additive": BahdanauAttention
         self.gru = nn.GRU(2 * hidden_size, hidden_size, batch_first=True)
         self.out = nn.Linear(hidden_size, output_size)
         self.dropout = nn.Dropout(dropout_p)
@@ -297,9 +349,7 @@ class AttnDecoderRNN(StepDecoder):
 
     def step(self, embedded: torch.Tensor, state: DecoderState) -> tuple[torch.Tensor, DecoderState, torch.Tensor]:
         query = state.hidden.permute(1, 0, 2)  # (1, B, H) -> (B, 1, H): s_{t-1}
-        context, attn_weights = self.attention.attend(
-            query, state.keys, state.mask, state.proj_keys
-        )  # (B, 1, H), (B, 1, S)
+        context, attn_weights = self.attention(query, state.keys, state.mask, state.proj_keys)  # (B, 1, H), (B, 1, S)
         input_gru = torch.cat((embedded, context), dim=2)  # (B, 1, 2H)
 
         output, hidden = self.gru(input_gru, state.hidden)  # (B, 1, H), (1, B, H)
@@ -322,8 +372,8 @@ class LuongAttnDecoderRNN(StepDecoder):
         hidden_size: H.
         output_size: V, the target vocabulary size.
         dropout_p: dropout on the embedded input token.
-        score: the score function's name (`DECODERS["luong"].scores`): ``"dot"`` by default,
-            ``"general"`` or ``"scaled_dot"`` give Luong's other variants.
+        score: the score function's name (`DECODERS["luong"].scores`); None gives the table's
+            default, ``"dot"``; ``"general"`` or ``"scaled_dot"`` give Luong's other variants.
         input_feeding: feed the previous attentional vector h~_{t-1} into the GRU with the token.
 
     Shapes:
@@ -347,7 +397,7 @@ class LuongAttnDecoderRNN(StepDecoder):
         self.dropout = nn.Dropout(dropout_p)
         feed_size = hidden_size if input_feeding else 0  # h~_{t-1} joins the token with input feeding
         self.gru = nn.GRU(hidden_size + feed_size, hidden_size, batch_first=True)  # input: the token (and h~_{t-1})
-        self.attention = build_attention(score or "dot", hidden_size)  # maps (B, 1, H), (B, S, H) to (B, 1, S) weights
+        self.attention = build_attention(choose_score("luong", score), hidden_size)  # "dot" unless told otherwise
         self.concat = nn.Linear(2 * hidden_size, hidden_size)  # [value; s_t] -> H
         self.out = nn.Linear(hidden_size, output_size)
 
@@ -362,9 +412,7 @@ class LuongAttnDecoderRNN(StepDecoder):
             embedded = torch.cat((embedded, state.feed), dim=2)  # (B, 1, 2H): the token and h~_{t-1}
         output, hidden = self.gru(embedded, state.hidden)  # (B, 1, H), (1, B, H): s_t first
 
-        value, attn_weights = self.attention.attend(
-            output, state.keys, state.mask, state.proj_keys
-        )  # (B, 1, H) attention value, (B, 1, S) distribution
+        value, attn_weights = self.attention(output, state.keys, state.mask, state.proj_keys)  # (B, 1, H), (B, 1, S)
 
         concat = torch.cat((value, output), dim=2)  # (B, 1, 2H)
         attentional = torch.tanh(self.concat(concat))  # (B, 1, H): `forward_step` applies `out` to it
@@ -404,7 +452,23 @@ def choose_score(decoder: str, score: str | None) -> str | None:
     allowed = DECODERS[decoder].scores
     if score is None:
         return allowed[0] if allowed else None
+    if not isinstance(score, str) or score not in SCORES:
+        raise InputError(f"unknown score {echo(score)}; expected one of {', '.join(SCORES)}")
     if score not in allowed:
         choices = f"one of {', '.join(allowed)}" if allowed else "none (it has no attention)"
         raise InputError(f"score {echo(score)} does not fit the {decoder} decoder; expected {choices}")
     return score
+
+
+def check_input_feeding(decoder: type[StepDecoder], input_feeding: bool) -> None:
+    """The rule of input feeding, for `build_model`, `TrainConfig` and the decoders: only a feeding decoder feeds.
+
+    Raises:
+        InputError: input feeding asked of a decoder that cannot feed its output back.
+    """
+    if input_feeding and not decoder.feeds_input:
+        feeding = ", ".join(name for name, kind in DECODERS.items() if kind.decoder.feeds_input)
+        raise InputError(
+            f"input feeding needs a decoder that feeds its output back ({feeding}): the previous attentional "
+            f"vector joins the next token, which is Luong's; {decoder.__name__} cannot feed it"
+        )

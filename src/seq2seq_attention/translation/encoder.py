@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from ..core.checks import check_sizes, check_tokens
+from ..core.checks import check_sizes, check_tokens, checked
 from ..core.errors import InputError
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
@@ -32,8 +32,7 @@ class EncoderRNN(nn.Module):
     def __init__(self, input_size: int, hidden_size: int, dropout_p: float = 0.1, bidirectional: bool = False) -> None:
         super().__init__()
         check_sizes("EncoderRNN", input_size=input_size, hidden_size=hidden_size)
-        if bidirectional and hidden_size % 2:
-            raise InputError(f"a bidirectional encoder splits H in two halves; H must be even, got {hidden_size}")
+        check_bidirectional(hidden_size, bidirectional)
         self.hidden_size = hidden_size
         self.bidirectional = bidirectional
         self.embedding = nn.Embedding(input_size, hidden_size, padding_idx=PAD_IDX)
@@ -41,9 +40,12 @@ class EncoderRNN(nn.Module):
         self.gru = nn.GRU(hidden_size, hidden_size // directions, batch_first=True, bidirectional=bidirectional)
         self.dropout = nn.Dropout(dropout_p)
 
+    def _check_forward(self, input: object, lengths: object = None) -> None:
+        check_tokens(self, input, lengths, self.embedding.num_embeddings)
+
+    @checked("_check_forward")
     # --8<-- [start:forward]
     def forward(self, input: torch.Tensor, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        check_tokens(self, input, lengths, self.embedding.num_embeddings)
         embedded = self.dropout(self.embedding(input))  # (B, S, H)
         if lengths is None:
             outputs, hidden = self.gru(embedded)  # (B, S, H), (D, B, H/D): D directions
@@ -63,3 +65,13 @@ def join_directions(hidden: torch.Tensor) -> torch.Tensor:
 
 
 # --8<-- [end:join_directions]
+
+
+def check_bidirectional(hidden_size: int, bidirectional: bool) -> None:
+    """The rule of a bidirectional encoder: its two directions split H, so H must be even.
+
+    Raises:
+        InputError: an odd H for a bidirectional encoder.
+    """
+    if bidirectional and hidden_size % 2:
+        raise InputError(f"a bidirectional encoder splits H in two halves; H must be even, got {hidden_size}")

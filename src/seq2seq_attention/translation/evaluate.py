@@ -12,7 +12,7 @@ from ..core.vocabulary import Vocabularies
 from .corpus import Pair
 from .decoders import MAX_LENGTH
 from .model import Seq2Seq
-from .search import translate
+from .translator import translate
 
 BOOTSTRAP_SAMPLES = 1000
 """Resamples of the held-out sentences for the 95% intervals and the paired test (sacrebleu's,

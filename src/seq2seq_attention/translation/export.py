@@ -28,7 +28,8 @@ from .corpus import MAX_WORDS, load_pairs, split_pairs
 from .decoders import DecoderState
 from .encoder import join_directions
 from .model import Seq2Seq
-from .search import MAX_LENGTH, check_translator
+from .search import MAX_LENGTH
+from .translator import check_translator
 
 IR_VERSION = 9
 """The newest ONNX IR version the vendored onnxruntime-web (1.17.3) reads; opset 20 fits it."""

@@ -4,10 +4,19 @@ import torch
 from torch import nn
 
 from ..core.batching import lengths_to_mask
-from ..core.checks import check_dropout, check_parameter_budget, check_size, check_tensor
+from ..core.checkpoint import register_task
+from ..core.checks import (
+    check_dropout,
+    check_parameter_budget,
+    check_same_device,
+    check_size,
+    check_tensor,
+    check_tokens,
+    checked,
+)
 from ..core.errors import InputError, echo
-from .decoders import DECODERS, StepDecoder, choose_score
-from .encoder import EncoderRNN
+from .decoders import DECODERS, StepDecoder, check_input_feeding, check_loop_arguments, choose_score
+from .encoder import EncoderRNN, check_bidirectional
 from .search import MAX_LENGTH
 
 MAX_SIZE = 1 << 20
@@ -43,23 +52,23 @@ class Seq2Seq(nn.Module):
         """The vocabulary sizes the model was built for, by side (checked against a checkpoint's vocabularies)."""
         return {"source": self.encoder.embedding.num_embeddings, "target": self.decoder.output_size}
 
+    @checked("_check_encode")
     # --8<-- [start:encode]
     def encode(
         self, source: torch.Tensor, lengths: torch.Tensor, source_mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Run the encoder; returns its outputs (B, S, H), its last state (1, B, H) and the mask (B, S).
 
-        The encoder checks `source` and `lengths`; `lengths` is required here, since the mask comes from it.
+        `lengths` is required here, since the mask comes from it.
         """
-        sizes = check_tensor("source", source, ("B", "S"), dtype="long")
-        check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
         encoder_outputs, encoder_hidden = self.encoder(source, lengths)  # (B, S, H), (1, B, H)
         if source_mask is None:
-            source_mask = lengths_to_mask(lengths.to(source.device), sizes["S"])  # (B, S)
+            source_mask = lengths_to_mask(lengths.to(source.device), source.size(1))  # (B, S)
         return encoder_outputs, encoder_hidden, source_mask
 
     # --8<-- [end:encode]
 
+    @checked("_check_forward")
     # --8<-- [start:forward]
     def forward(
         self,
@@ -85,7 +94,58 @@ class Seq2Seq(nn.Module):
 
     # --8<-- [end:forward]
 
+    def _check_encode(self, source: object, lengths: object, source_mask: object = None) -> dict[str, int]:
+        """`source` (B, S) and `lengths` (B,) as the encoder reads them, and the mask when given."""
+        sizes = check_tensor("source", source, ("B", "S"), dtype="long")
+        check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
+        check_tokens(self.encoder, source, lengths, self.encoder.embedding.num_embeddings)
+        if source_mask is not None:
+            check_tensor("source_mask", source_mask, ("B", "S"), sizes, dtype="bool")
+            check_same_device(source=source, source_mask=source_mask)
+        return sizes
 
+    def _check_forward(
+        self,
+        source: object,
+        lengths: object,
+        target: object = None,
+        max_length: object = MAX_LENGTH,
+        teacher_forcing_ratio: object = 1.0,
+        coin_per_step: object = False,
+        source_mask: object = None,
+    ) -> None:
+        """`forward`'s arguments: those of `encode`, then what the decoder's loop takes."""
+        sizes = self._check_encode(source, lengths, source_mask)
+        check_loop_arguments(self.decoder.output_size, sizes, target, max_length, teacher_forcing_ratio)
+        if target is not None:
+            check_same_device(source=source, target=target)
+
+
+def _check_build(
+    decoder: object,
+    src_vocab_size: object,
+    tgt_vocab_size: object,
+    hidden_size: object = 256,
+    dropout: object = 0.1,
+    score: object = None,
+    *,
+    bidirectional: object = False,
+    tie_embeddings: object = False,
+    input_feeding: object = False,
+) -> None:
+    """`build_model`'s arguments: the decoder and score first, then each value's type and range, then the rules
+    between them (an even H for a bidirectional encoder, input feeding for a feeding decoder)."""
+    choose_score(decoder, score)
+    sizes = {"src_vocab_size": src_vocab_size, "tgt_vocab_size": tgt_vocab_size, "hidden_size": hidden_size}
+    for name, value in sizes.items():
+        check_size(name, value, MAX_SIZE)
+    check_dropout("dropout", dropout)
+    check_architecture(decoder, hidden_size, bidirectional, tie_embeddings, input_feeding)
+    H = hidden_size
+    check_parameter_budget(f"a {decoder} translator", H * (src_vocab_size + 2 * tgt_vocab_size) + 24 * H * H)
+
+
+@checked(_check_build)
 # --8<-- [start:build_model]
 def build_model(
     decoder: str,
@@ -119,8 +179,7 @@ def build_model(
         InputError: an unknown decoder or score, a size outside [1, 2^20], a dropout outside [0, 1),
             an odd H for a bidirectional encoder, or input feeding for a decoder that cannot feed.
     """
-    switches = (bidirectional, tie_embeddings, input_feeding)
-    score = _check_build(decoder, src_vocab_size, tgt_vocab_size, hidden_size, dropout, score, switches)
+    score = choose_score(decoder, score)  # None: the decoder's default, the first of its scores
     encoder = EncoderRNN(src_vocab_size, hidden_size, dropout, bidirectional)
     model = Seq2Seq(encoder, DECODERS[decoder].decoder(hidden_size, tgt_vocab_size, dropout, score, input_feeding))
     if tie_embeddings:
@@ -143,32 +202,11 @@ def build_model(
 # --8<-- [end:build_model]
 
 
-def _check_build(
-    decoder: str,
-    src_vocab_size: int,
-    tgt_vocab_size: int,
-    hidden_size: int,
-    dropout: float,
-    score: str | None,
-    switches: tuple[bool, bool, bool],
-) -> str | None:
-    """Check `build_model`'s arguments (`switches`: bidirectional, tie_embeddings, input_feeding); returns the
-    score to use (the decoder's default for None)."""
-    score = choose_score(decoder, score)
-    check_architecture(decoder, hidden_size, *switches)
-    sizes = {"src_vocab_size": src_vocab_size, "tgt_vocab_size": tgt_vocab_size, "hidden_size": hidden_size}
-    for name, value in sizes.items():
-        check_size(name, value, MAX_SIZE)
-    check_dropout("dropout", dropout)
-    H = hidden_size
-    check_parameter_budget(f"a {decoder} translator", H * (src_vocab_size + 2 * tgt_vocab_size) + 24 * H * H)
-    return score
-
-
 def check_architecture(
     decoder: str, hidden_size: int, bidirectional: bool, tie_embeddings: bool, input_feeding: bool
 ) -> None:
-    """Check the architecture switches: booleans, an even H for a bidirectional encoder, input feeding for luong.
+    """Check the architecture switches: booleans, then (H an int first) an even H for a bidirectional encoder,
+    and input feeding for a decoder that feeds its output back. `decoder` is a key of `DECODERS`.
 
     Raises:
         InputError: what does not fit, with what was expected.
@@ -177,8 +215,9 @@ def check_architecture(
     for name, value in switches.items():
         if not isinstance(value, bool):
             raise InputError(f"{name} must be True or False, got {echo(value)}")
-    if bidirectional and hidden_size % 2:
-        raise InputError(f"a bidirectional encoder splits H in two halves; H must be even, got {hidden_size}")
-    if input_feeding and not DECODERS[decoder].decoder.feeds_input:
-        feeding = ", ".join(name for name, kind in DECODERS.items() if kind.decoder.feeds_input)
-        raise InputError(f"input feeding needs a decoder that feeds its output back ({feeding}), got {decoder}")
+    check_size("hidden_size", hidden_size, MAX_SIZE)
+    check_bidirectional(hidden_size, bidirectional)
+    check_input_feeding(DECODERS[decoder].decoder, input_feeding)
+
+
+register_task("translation", build_model, "a translator")

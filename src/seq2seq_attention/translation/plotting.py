@@ -14,6 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..core.batching import collate
+from ..core.checks import checked
 from ..core.errors import InputError, echo
 from ..core.files import staged_writes
 from ..core.fonts import label
@@ -22,9 +23,35 @@ from ..core.vocabulary import Vocabularies
 from .corpus import MAX_WORDS
 from .decoders import MAX_LENGTH
 from .model import Seq2Seq
-from .search import check_translator, greedy_decode, prepare_sentences
+from .search import check_steps, greedy_decode
+from .translator import check_prepare, check_translator, prepare_sentences
 
 
+def _check_words(source_words: object, output_words: object) -> None:
+    for name, words in (("source_words", source_words), ("output_words", output_words)):
+        if isinstance(words, str | bytes) or not isinstance(words, Sequence):
+            raise InputError(f"{name} must be a list of strings, got {type(words).__name__}")
+        if not all(isinstance(word, str) for word in words):
+            raise InputError(f"{name} must be a list of strings, got {echo(list(words), 80)}")
+
+
+def _check_plot(
+    weights: object, source_words: object, output_words: object, *, title: object = None, ax: object = None
+) -> None:
+    """The weights (T, S) as a tensor or array, and T output words and S source words to label them."""
+    _check_words(source_words, output_words)
+    matrix = weights.detach().float().cpu().numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights)
+    if matrix.ndim != 2:
+        raise InputError(f"weights must be (T, S), got shape {tuple(matrix.shape)}")
+    T, S = matrix.shape
+    if len(output_words) != T or len(source_words) != S:
+        raise InputError(
+            f"weights are (T, S) = ({T}, {S}) but got {len(output_words)} output words "
+            f"and {len(source_words)} source words"
+        )
+
+
+@checked(_check_plot)
 # --8<-- [start:plot_attention]
 def plot_attention(
     weights: torch.Tensor | np.ndarray,
@@ -58,16 +85,8 @@ def plot_attention(
     Raises:
         InputError: weights that are not 2-D, or word lists that do not match its sizes.
     """
-    _check_words(source_words, output_words)
     matrix = weights.detach().float().cpu().numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights)
-    if matrix.ndim != 2:
-        raise InputError(f"weights must be (T, S), got shape {tuple(matrix.shape)}")
     T, S = matrix.shape
-    if len(output_words) != T or len(source_words) != S:
-        raise InputError(
-            f"weights are (T, S) = ({T}, {S}) but got {len(output_words)} output words "
-            f"and {len(source_words)} source words"
-        )
     if ax is None:
         figure = Figure(figsize=(0.6 * S + 2.0, 0.5 * T + 1.5), layout="constrained")
         FigureCanvasAgg(figure)
@@ -89,14 +108,6 @@ def plot_attention(
 # --8<-- [end:plot_attention]
 
 
-def _check_words(source_words: object, output_words: object) -> None:
-    for name, words in (("source_words", source_words), ("output_words", output_words)):
-        if isinstance(words, str | bytes) or not isinstance(words, Sequence):
-            raise InputError(f"{name} must be a list of strings, got {type(words).__name__}")
-        if not all(isinstance(word, str) for word in words):
-            raise InputError(f"{name} must be a list of strings, got {echo(list(words), 80)}")
-
-
 def save_figure(figure: Figure, path: str | Path, dpi: int = 120) -> Path:
     """Write a figure to `path` (PNG by extension), creating the parent folder.
 
@@ -109,6 +120,24 @@ def save_figure(figure: Figure, path: str | Path, dpi: int = 120) -> Path:
     return path
 
 
+def _check_sentence_attention(
+    model: object,
+    vocabs: object,
+    sentence: object,
+    *,
+    max_words: object = MAX_WORDS,
+    max_length: object = MAX_LENGTH,
+    unknown: object = "error",
+) -> None:
+    """A translator with attention, its vocabularies, one sentence and the numbers `translate` takes."""
+    check_translator(model, vocabs)
+    if model.decoder.attention is None:
+        raise InputError(f"the {type(model.decoder).__name__} decoder has no attention to plot; use an attention model")
+    check_steps(max_length)
+    check_prepare(vocabs, [sentence], max_words, unknown)
+
+
+@checked(_check_sentence_attention)
 # --8<-- [start:sentence_attention]
 def sentence_attention(
     model: Seq2Seq,
@@ -137,16 +166,13 @@ def sentence_attention(
         weights: (T, S), on the CPU; every row sums to 1.
 
     Raises:
-        InputError: a bad sentence (see `search.prepare_sentences`), or a decoder without attention.
+        InputError: a bad sentence (see `translator.prepare_sentences`), or a decoder without attention.
     """
-    check_translator(model, vocabs)
     (indices,) = prepare_sentences(vocabs, [sentence], max_words, unknown)
     device = next(model.parameters()).device
     model.eval()
     batch = collate([(indices, [EOS_IDX])]).to(device)
     tokens, attentions = greedy_decode(model, batch.source, batch.lengths, max_length)  # (1, T), (1, T, S)
-    if attentions is None:
-        raise InputError(f"the {type(model.decoder).__name__} decoder has no attention to plot; use an attention model")
     row = tokens[0].tolist()
     steps = row.index(EOS_IDX) + 1 if EOS_IDX in row else len(row)
     source_words = [vocabs.source.index2word[i] for i in indices]

@@ -1,20 +1,22 @@
-"""Greedy and beam-search translation: batched, under `torch.inference_mode`, stopping at `<eos>`."""
+"""The two search loops, greedy and beam, and the batch decoders built on them (`greedy_decode`, `beam_search_decode`).
+
+The loops drive any step function with the decoders' interface (`Step`: a `StepDecoder`'s
+`forward_step`, or the exported graphs' adapter) and a state with `keys` and `select`; they import
+no decoder, so the decoders' own free-running path (a decoder called without a target) uses
+`greedy_search` too. What a user passes in is checked by the `_check_*` functions of this module,
+where the user calls (`checked`); sentences are turned into batches by `translator.py`.
+"""
 
 import math
-import unicodedata
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import torch
 
-from ..core.batching import collate
-from ..core.checks import check_tensor, is_int, is_number
+from ..core.checks import check_tensor, check_tokens, checked, is_int, is_number
 from ..core.errors import InputError, echo
 from ..core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
-from ..core.vocabulary import Vocabularies
-from .corpus import MAX_WORDS, normalize_string
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # names for the annotations only: this module runs without the decoders and the model
     from .decoders import DecoderState
     from .model import Seq2Seq
 
@@ -22,26 +24,43 @@ MAX_LENGTH = 10
 """Steps decoded without a target (the tutorial's `MAX_LENGTH`: 6 words, punctuation, `<eos>`, slack)."""
 
 
-def _check_length_penalty(length_penalty: object) -> None:
+def check_length_penalty(length_penalty: object) -> None:
+    """Beam search's alpha: a finite number in [-100, 100]."""
     if not is_number(length_penalty):
         raise InputError(f"length_penalty must be a number, got {echo(length_penalty)}")
     if not math.isfinite(length_penalty) or abs(length_penalty) > 100:
         raise InputError(f"length_penalty must be a finite number in [-100, 100], got {length_penalty}")
 
 
-def _check_search(
-    source: object, max_length: object, beam_size: object = 1, length_penalty: object = 1.0
-) -> dict[str, int]:
-    sizes = check_tensor("source", source, ("B", "S"), dtype="long")
-    _check_length_penalty(length_penalty)
+def check_steps(max_length: object, beam_size: object = 1, length_penalty: object = 1.0) -> None:
+    """A search's numbers: `max_length` in [1, MAX_STEPS], `beam_size` >= 1, a finite `length_penalty`."""
+    check_length_penalty(length_penalty)
     for name, value in (("max_length", max_length), ("beam_size", beam_size)):
         if not is_int(value) or value < 1:
             raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     if max_length > MAX_STEPS:
         raise InputError(f"max_length must be at most {MAX_STEPS}, got {max_length}")
+
+
+def _check_decode(
+    model: "Seq2Seq",
+    source: object,
+    lengths: object,
+    beam_size: object = 1,
+    max_length: object = None,
+    length_penalty: object = 1.0,
+) -> None:
+    """`greedy_decode`'s and `beam_search_decode`'s arguments, with what the encoder reads checked here once."""
+    sizes = check_tensor("source", source, ("B", "S"), dtype="long")
+    check_steps(MAX_LENGTH if max_length is None else max_length, beam_size, length_penalty)
     if sizes["B"] == 0:
         raise InputError("source must hold at least one sentence, got B=0")
-    return sizes
+    check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
+    check_tokens(model.encoder, source, lengths, model.encoder.embedding.num_embeddings)
+
+
+def _check_greedy_decode(model: "Seq2Seq", source: object, lengths: object, max_length: object = None) -> None:
+    _check_decode(model, source, lengths, max_length=max_length)
 
 
 MAX_STEPS = 1000
@@ -56,14 +75,23 @@ class Step(Protocol):
     ) -> tuple[torch.Tensor, "DecoderState", torch.Tensor | None]: ...
 
 
-def _check_prefix(prefix: object, batch_size: int, max_length: int) -> None:
+def _check_greedy_search(step: Step, state: "DecoderState", max_length: object = None, prefix: object = None) -> None:
+    max_length = MAX_LENGTH if max_length is None else max_length
+    check_steps(max_length)
     if prefix is None:
         return
-    sizes = check_tensor("prefix", prefix, ("B", "P"), {"B": batch_size}, dtype="long")
+    sizes = check_tensor("prefix", prefix, ("B", "P"), {"B": state.keys.size(0)}, dtype="long")
     if sizes["P"] > max_length:
         raise InputError(f"prefix must have at most max_length={max_length} words, got P={sizes['P']}")
 
 
+def _check_beam_search(
+    step: Step, state: "DecoderState", beam_size: object = 5, max_length: object = None, length_penalty: object = 1.0
+) -> None:
+    check_steps(MAX_LENGTH if max_length is None else max_length, beam_size, length_penalty)
+
+
+@checked(_check_greedy_search)
 # --8<-- [start:greedy_search]
 def greedy_search(
     step: Step, state: "DecoderState", max_length: int = MAX_LENGTH, prefix: torch.Tensor | None = None
@@ -83,7 +111,6 @@ def greedy_search(
         attentions: (B, T, S), or None for a decoder without attention.
     """
     batch_size, device = state.keys.size(0), state.keys.device
-    _check_prefix(prefix, batch_size, max_length)
     forced = 0 if prefix is None else prefix.size(1)  # P
     decoder_input = torch.full((batch_size, 1), SOS_IDX, dtype=torch.long, device=device)  # (B, 1)
     finished = torch.zeros(batch_size, 1, dtype=torch.bool, device=device)  # (B, 1)
@@ -108,6 +135,7 @@ def greedy_search(
 # --8<-- [end:greedy_search]
 
 
+@checked(_check_beam_search)
 # --8<-- [start:beam_search]
 def beam_search(
     step: Step,
@@ -187,6 +215,7 @@ def beam_search(
 # --8<-- [end:beam_search]
 
 
+@checked(_check_greedy_decode)
 # --8<-- [start:greedy]
 @torch.inference_mode()
 def greedy_decode(
@@ -204,7 +233,6 @@ def greedy_decode(
         tokens: (B, T) long, T <= max_length; each row ends at its first `<eos>`, then `PAD_IDX`.
         attentions: (B, T, S) attention weights, or None for a decoder without attention.
     """
-    _check_search(source, max_length)
     state = model.decoder.init_state(*model.encode(source, lengths))  # keys projected once
     tokens, _, attentions, _ = greedy_search(model.decoder.forward_step, state, max_length)  # (B, T), (B, T, S)
     return tokens, attentions
@@ -213,6 +241,7 @@ def greedy_decode(
 # --8<-- [end:greedy]
 
 
+@checked(_check_decode)
 # --8<-- [start:beam]
 @torch.inference_mode()
 def beam_search_decode(
@@ -237,174 +266,8 @@ def beam_search_decode(
         tokens: (B, T) long, T <= max_length; each row ends at its `<eos>`, then `PAD_IDX`.
         scores: (B,) the chosen hypotheses' length-normalised log-probabilities.
     """
-    _check_search(source, max_length, beam_size, length_penalty)
     state = model.decoder.init_state(*model.encode(source, lengths))  # keys projected once
     return beam_search(model.decoder.forward_step, state, beam_size, max_length, length_penalty)  # (B, T), (B,)
 
 
 # --8<-- [end:beam]
-
-
-class SentenceError(InputError):
-    """An `InputError` about one sentence of a list; `index` is its 0-based position."""
-
-    def __init__(self, index: int, problem: str) -> None:
-        super().__init__(f"sentence {index + 1} {problem}")
-        self.index = index
-        self.problem = problem
-
-
-def prepare_sentences(
-    vocabs: Vocabularies, sentences: Sequence[str], max_words: int = MAX_WORDS, unknown: str = "error"
-) -> list[list[int]]:
-    """Normalise and encode French sentences, with a clear error for each kind of bad input.
-
-    Raises:
-        InputError: no sentences; or a `SentenceError` naming the sentence: not a string, an
-            empty or whitespace-only sentence, letters outside the Latin alphabet, more than
-            `max_words` words, or (with `unknown="error"`) a word outside the vocabulary.
-    """
-    _check_sentence_list(sentences)
-    _check_unknown(unknown)
-    if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
-        raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
-    if not is_int(max_words) or max_words < 1:
-        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
-    encoded = []
-    for index, sentence in enumerate(sentences):
-        try:
-            encoded.append(_prepare_one(vocabs, sentence, max_words, unknown))
-        except InputError as error:
-            raise SentenceError(index, str(error)) from None
-    return encoded
-
-
-def check_translator(model: object, vocabs: object) -> None:
-    """A `Seq2Seq` and its `Vocabularies` (source and target), whose sizes match the model's embeddings.
-
-    Raises:
-        InputError: saying what was expected and what came.
-    """
-    from .model import Seq2Seq  # here, not at the top: model.py imports this module
-
-    if not isinstance(model, Seq2Seq):
-        raise InputError(
-            f"model must be a Seq2Seq translator (build_model, load_checkpoint), got {type(model).__name__}"
-        )
-    if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
-        raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
-    for side, size in model.vocabulary_sizes.items():
-        if len(getattr(vocabs, side)) != size:
-            raise InputError(
-                f"the model has a {side} vocabulary of {size} but vocabs.{side} has {len(getattr(vocabs, side))}"
-            )
-
-
-def _check_sentence_list(sentences: object) -> None:
-    if isinstance(sentences, str):
-        raise InputError("translate takes a list of sentences, got one string; wrap it in a list")
-    if isinstance(sentences, bytes | bytearray):
-        raise InputError("translate takes a list of sentences (str), got bytes; decode them first")
-    if not isinstance(sentences, Sequence):
-        raise InputError(f"translate takes a list of sentences (str), got {type(sentences).__name__}")
-    if len(sentences) == 0:
-        raise InputError("no sentences to translate")
-
-
-def _check_unknown(unknown: object) -> None:
-    if not isinstance(unknown, str) or unknown not in ("error", "unk"):
-        raise InputError(f"unknown must be 'error' or 'unk' (read unknown words as <unk>), got {echo(unknown)}")
-
-
-def _invisible(sentence: str) -> str:
-    """A note naming the invisible characters of `sentence` (zero-width space, line separator, ...), or ""."""
-    names = dict.fromkeys(
-        f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}"
-        for c in sentence
-        if unicodedata.category(c) in ("Cf", "Cc", "Zl", "Zp") and c not in "\t\n\r"
-    )
-    if not names:
-        return ""
-    return f" (it holds the invisible character(s) {', '.join(names)}, read as a space between words)"
-
-
-def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown: str) -> list[int]:
-    if isinstance(sentence, bytes | bytearray):
-        raise InputError(f"must be a string, got bytes {echo(sentence, 60)}; decode it first (e.g. .decode('utf-8'))")
-    if not isinstance(sentence, str):
-        raise InputError(f"must be a string, got {type(sentence).__name__}")
-    if any("\udc80" <= c <= "\udcff" for c in sentence):
-        raise InputError(f"is not valid UTF-8 text: {echo(sentence)}")
-    foreign = sorted({c for c in sentence if c.isalpha() and not unicodedata.name(c, "").startswith("LATIN ")})
-    if foreign:
-        raise InputError(
-            f"has letters outside the Latin alphabet ({echo(''.join(foreign))[1:-1]}) in {echo(sentence)}; "
-            "the model reads French"
-        )
-    normalized = normalize_string(sentence).strip()
-    if not normalized:
-        raise InputError(f"is empty after normalisation: {echo(sentence)}{_invisible(sentence)}")
-    words = normalized.split()
-    if len(words) > max_words:
-        raise InputError(
-            f"has {len(words)} words after normalisation ({echo(normalized)}); "
-            f"the model was trained on at most {max_words}"
-        )
-    try:
-        return vocabs.source.encode(" ".join(words), unknown=unknown)
-    except InputError as error:
-        raise InputError(f"has {error}{_invisible(sentence)}") from None
-
-
-def translate(
-    model: "Seq2Seq",
-    vocabs: Vocabularies,
-    sentences: Sequence[str],
-    *,
-    max_words: int = MAX_WORDS,
-    max_length: int = MAX_LENGTH,
-    unknown: str = "error",
-    batch_size: int = 256,
-    beam_size: int = 1,
-    length_penalty: float = 1.0,
-) -> list[str]:
-    """Translate French sentences to English with greedy decoding or beam search, in batches.
-
-    Each sentence is normalised as the training data were (so ``"Je suis fatigué."`` works),
-    encoded, and decoded until `<eos>` or `max_length` words. The model is put in eval mode.
-
-    Args:
-        model: a trained `Seq2Seq`.
-        vocabs: its vocabularies.
-        sentences: French sentences.
-        max_words: the longest sentence accepted (the training filter's limit).
-        max_length: the most words (with `<eos>`) produced per sentence.
-        unknown: ``"error"`` rejects a word outside the vocabulary, ``"unk"`` reads it as `<unk>`.
-        batch_size: sentences per forward pass.
-        beam_size: 1 decodes greedily (`greedy_decode`), more runs `beam_search_decode`.
-        length_penalty: beam search's alpha (see `beam_search_decode`).
-
-    Returns:
-        One normalised English sentence per input, without `<eos>`.
-
-    Raises:
-        InputError: see `prepare_sentences`.
-    """
-    check_translator(model, vocabs)
-    for name, value in (("beam_size", beam_size), ("batch_size", batch_size)):
-        if not is_int(value) or value < 1:
-            raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
-    _check_length_penalty(length_penalty)
-    encoded = prepare_sentences(vocabs, sentences, max_words, unknown)
-    model.eval()
-    device = next(model.parameters()).device
-    translations = []
-    for start in range(0, len(encoded), batch_size):
-        chunk = encoded[start : start + batch_size]
-        batch = collate([(src, [EOS_IDX]) for src in chunk]).to(device)
-        if beam_size > 1:
-            tokens, _ = beam_search_decode(model, batch.source, batch.lengths, beam_size, max_length, length_penalty)
-        else:
-            tokens, _ = greedy_decode(model, batch.source, batch.lengths, max_length)  # (B, T)
-        translations.extend(vocabs.target.decode(row) for row in tokens.tolist())
-    return translations

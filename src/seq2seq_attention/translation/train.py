@@ -1,4 +1,7 @@
-"""Training any registered decoder on the Tatoeba pairs: teacher forcing, mixed training, checkpoints."""
+"""Training any registered decoder on the Tatoeba pairs: teacher forcing, mixed training, checkpoints.
+
+The run's settings (`TrainConfig`) live in `config.py`, the loader of a trained translator in `translator.py`.
+"""
 
 import math
 import time
@@ -11,19 +14,15 @@ from torch import nn
 from torch.optim.lr_scheduler import LRScheduler
 from torch.utils.data import DataLoader
 
-from ..attention.scores import SCORES
 from ..core.batching import Batch
-from ..core.checkpoint import Checkpoint, load_checkpoint, restore_training_state, save_checkpoint
-from ..core.config import check_config, saved_setting, setting
+from ..core.checkpoint import restore_training_state, save_checkpoint
 from ..core.errors import InputError
 from ..core.tokens import PAD_IDX
-from ..core.training import SCHEDULES, make_optimizer, make_scheduler, optimizer_step, run_epoch
+from ..core.training import make_optimizer, make_scheduler, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
+from .config import BUDGET_CLOCKS, INITIALIZATIONS, TEACHER_FORCING_SCHEDULES, TrainConfig
 from .corpus import (
     ENG_PREFIXES,
-    EVAL_SPLITS,
-    MAX_WORDS,
-    SPLITS,
     Pair,
     TranslationDataset,
     build_vocabularies,
@@ -31,18 +30,11 @@ from .corpus import (
     make_loader,
     split_pairs,
 )
-from .decoders import choose_score
 from .evaluate import Evaluation, evaluate
-from .model import DECODERS, MAX_SIZE, Seq2Seq, build_model, check_architecture
+from .model import Seq2Seq, build_model
+from .translator import load_translator
 
-BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
-"""What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""
-
-INITIALIZATIONS = ("pytorch", "xavier")
-"""How the weights start (`initialize`)."""
-
-TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
-"""How the teacher-forcing ratio changes over the epochs (`teacher_forcing_at`)."""
+__all__ = ["BUDGET_CLOCKS", "INITIALIZATIONS", "TEACHER_FORCING_SCHEDULES", "TrainConfig", "train"]
 
 
 # --8<-- [start:teacher_forcing_at]
@@ -68,118 +60,6 @@ def _sigmoid(x: float) -> float:
     if x >= 0:
         return 1.0 / (1.0 + math.exp(-x))
     return math.exp(x) / (1.0 + math.exp(x))
-
-
-def _decoder_names() -> tuple[str, ...]:
-    return tuple(sorted(DECODERS))
-
-
-@dataclass
-class TrainConfig:
-    """Everything that decides a training run (saved in the checkpoint).
-
-    Every field's default, range and help text is written here once: the command line
-    (`seq2seq-attention train --help`) is built from these fields, and `__post_init__`
-    checks them, so a bad value is one `InputError` wherever it comes from.
-    """
-
-    decoder: str = setting("gru", "the decoder: gru (no attention), bahdanau or luong", choices=_decoder_names)
-    score: str | None = setting(
-        None, "the attention's score function (default: the decoder's own, see DECODERS)", choices=tuple(SCORES)
-    )
-    hidden_size: int = setting(256, "H, the size of embeddings and GRU states", low=1, high=MAX_SIZE)
-    dropout: float = setting(0.1, "dropout on the embeddings", low=0.0, high=1.0, high_open=True)
-    batch_size: int = setting(32, "sentence pairs per batch", low=1, high=1_000_000)
-    learning_rate: float = setting(1e-3, "Adam's step size", low=0.0, high=10.0, low_open=True)
-    epochs: int = setting(40, "passes over the training split", low=1, high=1_000_000)
-    teacher_forcing_ratio: float = setting(
-        1.0,
-        "chance of feeding the true previous word (1: teacher forcing, 0.5: the tutorial's mixed training)",
-        low=0.0,
-        high=1.0,
-    )
-    teacher_forcing_schedule: str = setting(
-        "constant",
-        "constant: the ratio every epoch; inverse_sigmoid: ratio * k / (k + exp((epoch - 1) / k)) (scheduled sampling)",
-        choices=TEACHER_FORCING_SCHEDULES,
-    )
-    teacher_forcing_k: float = setting(
-        5.0, "k of the inverse sigmoid decay: larger keeps teacher forcing longer", low=1.0, high=1e6
-    )
-    coin_per_step: bool = setting(False, "toss the teacher-forcing coin at every step, not once per sentence")
-    clip: float = setting(1.0, "largest gradient norm (0: no clipping)", low=0.0, high=1e6)
-    seed: int = setting(0, "seeds the weights, dropout, the coins and the batch order", low=0, high=2**32 - 1)
-    max_words: int = setting(MAX_WORDS, "the data filter's length limit (both sides)", low=1, high=1000)
-    split: str = setting(
-        "by_english", "the held-out rule: by_english (no target on both sides) or by_french", choices=tuple(SPLITS)
-    )
-    time_budget: float | None = setting(
-        None,
-        "seconds; after the first epoch no epoch starts that would overrun it",
-        low=0.0,
-        high=1e9,
-        low_open=True,
-    )
-    budget_clock: str = setting(
-        "wall",
-        "what the time budget counts: wall-clock seconds, or this process's CPU seconds",
-        choices=tuple(BUDGET_CLOCKS),
-    )
-    eval_split: str = setting(
-        "test",
-        "where the held-out loss and BLEU are measured: test, or dev (carved from the training split, which then "
-        "trains without it; the test split is not read)",
-        choices=EVAL_SPLITS,
-    )
-    label_smoothing: float = setting(
-        0.0, "weight moved from the true word to all words in the loss", low=0.0, high=1.0, high_open=True
-    )
-    schedule: str = setting("constant", "learning-rate schedule (cosine: warm-up, then decay)", choices=SCHEDULES)
-    weight_decay: float = setting(0.0, "AdamW's decoupled weight decay (0: plain Adam)", low=0.0, high=10.0)
-    bidirectional: bool = setting(False, "a bidirectional encoder: two GRUs of H/2 read the sentence both ways")
-    tie_embeddings: bool = setting(False, "the decoder's output layer shares its weight with the target embedding")
-    input_feeding: bool = setting(
-        False, "the luong decoder feeds its previous attentional vector into the GRU with the next token"
-    )
-    init: str = setting(
-        "pytorch",
-        "how the weights start: pytorch (each layer's own default) or xavier (Glorot-uniform matrices, zero biases)",
-        choices=INITIALIZATIONS,
-    )
-
-    def __post_init__(self) -> None:
-        check_config(self)
-        choose_score(self.decoder, self.score)
-        check_architecture(self.decoder, self.hidden_size, self.bidirectional, self.tie_embeddings, self.input_feeding)
-
-    RESUMABLE_CHANGES = ("epochs", "time_budget", "budget_clock")
-    """Fields that may differ between a run and the run it resumes."""
-    LEGACY_DEFAULTS = {"split": "by_french", "teacher_forcing_schedule": "constant", "teacher_forcing_k": 5.0}
-    """Values of fields that a checkpoint saved before the field existed had in effect."""
-
-
-@dataclass
-class Translator(Checkpoint):
-    """A translation checkpoint, loaded by `load_translator`.
-
-    Attributes:
-        max_words: the length limit of the data it was trained on (its saved `TrainConfig`'s,
-            `MAX_WORDS` when it saved none); `translate` refuses longer sentences.
-    """
-
-    max_words: int = MAX_WORDS
-
-
-def load_translator(path: str | Path, device: torch.device | str = "cpu") -> Translator:
-    """Load a translation checkpoint, with the length limit of its training data.
-
-    Raises:
-        InputError: see `load_checkpoint`, a checkpoint of another task, or a saved `max_words`
-            that `TrainConfig` would refuse.
-    """
-    checkpoint = load_checkpoint(path, device, task="translation")
-    max_words = saved_setting(TrainConfig, checkpoint.training, "max_words", f"checkpoint {path}")
-    return Translator(**{f.name: getattr(checkpoint, f.name) for f in fields(Checkpoint)}, max_words=max_words)
 
 
 @dataclass

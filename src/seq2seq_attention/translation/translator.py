@@ -1,0 +1,237 @@
+"""The translator a user calls: sentences in, sentences out, and the checkpoint loader that goes with it.
+
+`translate` checks what it is given once, here, then turns French sentences into a batch and
+decodes it with the search loops of `search.py`; `load_translator` reads a translation
+checkpoint with the length limit of its training data. Neither trains: the read-only commands
+(translate, plot-attention, export) import this module, not `train.py`.
+"""
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import torch
+
+from ..core.batching import collate
+from ..core.checkpoint import Checkpoint, load_checkpoint
+from ..core.checks import checked, is_int
+from ..core.config import saved_setting
+from ..core.errors import InputError, echo
+from ..core.tokens import EOS_IDX
+from ..core.vocabulary import Vocabularies
+from .config import TrainConfig
+from .corpus import MAX_WORDS, normalize_string
+from .model import Seq2Seq
+from .search import MAX_LENGTH, beam_search_decode, check_steps, greedy_decode
+
+
+class SentenceError(InputError):
+    """An `InputError` about one sentence of a list; `index` is its 0-based position."""
+
+    def __init__(self, index: int, problem: str) -> None:
+        super().__init__(f"sentence {index + 1} {problem}")
+        self.index = index
+        self.problem = problem
+
+
+def check_prepare(vocabs: object, sentences: object, max_words: object = MAX_WORDS, unknown: object = "error") -> None:
+    _check_sentence_list(sentences)
+    _check_unknown(unknown)
+    _check_vocabs(vocabs)
+    if not is_int(max_words) or max_words < 1:
+        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
+
+
+@checked(check_prepare)
+def prepare_sentences(
+    vocabs: Vocabularies, sentences: Sequence[str], max_words: int = MAX_WORDS, unknown: str = "error"
+) -> list[list[int]]:
+    """Normalise and encode French sentences, with a clear error for each kind of bad input.
+
+    Raises:
+        InputError: no sentences; or a `SentenceError` naming the sentence: not a string, an
+            empty or whitespace-only sentence, letters outside the Latin alphabet, more than
+            `max_words` words, or (with `unknown="error"`) a word outside the vocabulary.
+    """
+    encoded = []
+    for index, sentence in enumerate(sentences):
+        try:
+            encoded.append(_prepare_one(vocabs, sentence, max_words, unknown))
+        except InputError as error:
+            raise SentenceError(index, str(error)) from None
+    return encoded
+
+
+def check_translator(model: object, vocabs: object) -> None:
+    """A `Seq2Seq` and its `Vocabularies` (source and target), whose sizes match the model's embeddings.
+
+    Raises:
+        InputError: saying what was expected and what came.
+    """
+    if not isinstance(model, Seq2Seq):
+        raise InputError(
+            f"model must be a Seq2Seq translator (build_model, load_checkpoint), got {type(model).__name__}"
+        )
+    _check_vocabs(vocabs)
+    for side, size in model.vocabulary_sizes.items():
+        if len(getattr(vocabs, side)) != size:
+            raise InputError(
+                f"the model has a {side} vocabulary of {size} but vocabs.{side} has {len(getattr(vocabs, side))}"
+            )
+
+
+def _check_vocabs(vocabs: object) -> None:
+    if not isinstance(vocabs, Vocabularies) or vocabs.target is None:
+        raise InputError(f"vocabs must be a translator's Vocabularies (source and target), got {echo(vocabs, 80)}")
+
+
+def _check_sentence_list(sentences: object) -> None:
+    if isinstance(sentences, str):
+        raise InputError("translate takes a list of sentences, got one string; wrap it in a list")
+    if isinstance(sentences, bytes | bytearray):
+        raise InputError("translate takes a list of sentences (str), got bytes; decode them first")
+    if not isinstance(sentences, Sequence):
+        raise InputError(f"translate takes a list of sentences (str), got {type(sentences).__name__}")
+    if len(sentences) == 0:
+        raise InputError("no sentences to translate")
+
+
+def _check_unknown(unknown: object) -> None:
+    if not isinstance(unknown, str) or unknown not in ("error", "unk"):
+        raise InputError(f"unknown must be 'error' or 'unk' (read unknown words as <unk>), got {echo(unknown)}")
+
+
+def _invisible(sentence: str) -> str:
+    """A note naming the invisible characters of `sentence` (zero-width space, line separator, ...), or ""."""
+    names = dict.fromkeys(
+        f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}"
+        for c in sentence
+        if unicodedata.category(c) in ("Cf", "Cc", "Zl", "Zp") and c not in "\t\n\r"
+    )
+    if not names:
+        return ""
+    return f" (it holds the invisible character(s) {', '.join(names)}, read as a space between words)"
+
+
+def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown: str) -> list[int]:
+    if isinstance(sentence, bytes | bytearray):
+        raise InputError(f"must be a string, got bytes {echo(sentence, 60)}; decode it first (e.g. .decode('utf-8'))")
+    if not isinstance(sentence, str):
+        raise InputError(f"must be a string, got {type(sentence).__name__}")
+    if any("\udc80" <= c <= "\udcff" for c in sentence):
+        raise InputError(f"is not valid UTF-8 text: {echo(sentence)}")
+    foreign = sorted({c for c in sentence if c.isalpha() and not unicodedata.name(c, "").startswith("LATIN ")})
+    if foreign:
+        raise InputError(
+            f"has letters outside the Latin alphabet ({echo(''.join(foreign))[1:-1]}) in {echo(sentence)}; "
+            "the model reads French"
+        )
+    normalized = normalize_string(sentence).strip()
+    if not normalized:
+        raise InputError(f"is empty after normalisation: {echo(sentence)}{_invisible(sentence)}")
+    words = normalized.split()
+    if len(words) > max_words:
+        raise InputError(
+            f"has {len(words)} words after normalisation ({echo(normalized)}); "
+            f"the model was trained on at most {max_words}"
+        )
+    try:
+        return vocabs.source.encode(" ".join(words), unknown=unknown)
+    except InputError as error:
+        raise InputError(f"has {error}{_invisible(sentence)}") from None
+
+
+def _check_translate(
+    model: object,
+    vocabs: object,
+    sentences: object,
+    *,
+    max_words: object = MAX_WORDS,
+    max_length: object = MAX_LENGTH,
+    unknown: object = "error",
+    batch_size: object = 256,
+    beam_size: object = 1,
+    length_penalty: object = 1.0,
+) -> None:
+    """Everything `translate` passes on: the model and its vocabularies, the numbers, the sentences."""
+    check_translator(model, vocabs)
+    for name, value in (("beam_size", beam_size), ("batch_size", batch_size)):
+        if not is_int(value) or value < 1:
+            raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
+    check_steps(max_length, beam_size, length_penalty)
+    check_prepare(vocabs, sentences, max_words, unknown)
+
+
+@checked(_check_translate)
+def translate(
+    model: "Seq2Seq",
+    vocabs: Vocabularies,
+    sentences: Sequence[str],
+    *,
+    max_words: int = MAX_WORDS,
+    max_length: int = MAX_LENGTH,
+    unknown: str = "error",
+    batch_size: int = 256,
+    beam_size: int = 1,
+    length_penalty: float = 1.0,
+) -> list[str]:
+    """Translate French sentences to English with greedy decoding or beam search, in batches.
+
+    Each sentence is normalised as the training data were (so ``"Je suis fatigué."`` works),
+    encoded, and decoded until `<eos>` or `max_length` words. The model is put in eval mode.
+
+    Args:
+        model: a trained `Seq2Seq`.
+        vocabs: its vocabularies.
+        sentences: French sentences.
+        max_words: the longest sentence accepted (the training filter's limit).
+        max_length: the most words (with `<eos>`) produced per sentence.
+        unknown: ``"error"`` rejects a word outside the vocabulary, ``"unk"`` reads it as `<unk>`.
+        batch_size: sentences per forward pass.
+        beam_size: 1 decodes greedily (`greedy_decode`), more runs `beam_search_decode`.
+        length_penalty: beam search's alpha (see `beam_search_decode`).
+
+    Returns:
+        One normalised English sentence per input, without `<eos>`.
+
+    Raises:
+        InputError: see `prepare_sentences`.
+    """
+    encoded = prepare_sentences(vocabs, sentences, max_words, unknown)
+    model.eval()
+    device = next(model.parameters()).device
+    translations = []
+    for start in range(0, len(encoded), batch_size):
+        chunk = encoded[start : start + batch_size]
+        batch = collate([(src, [EOS_IDX]) for src in chunk]).to(device)
+        if beam_size > 1:
+            tokens, _ = beam_search_decode(model, batch.source, batch.lengths, beam_size, max_length, length_penalty)
+        else:
+            tokens, _ = greedy_decode(model, batch.source, batch.lengths, max_length)  # (B, T)
+        translations.extend(vocabs.target.decode(row) for row in tokens.tolist())
+    return translations
+
+
+@dataclass
+class Translator(Checkpoint):
+    """A translation checkpoint, loaded by `load_translator`.
+
+    Attributes:
+        max_words: the length limit of the data it was trained on (its saved `TrainConfig`'s,
+            `MAX_WORDS` when it saved none); `translate` refuses longer sentences.
+    """
+
+    max_words: int = MAX_WORDS
+
+
+def load_translator(path: str | Path, device: torch.device | str = "cpu") -> Translator:
+    """Load a translation checkpoint, with the length limit of its training data.
+
+    Raises:
+        InputError: see `load_checkpoint`, a checkpoint of another task, or a saved `max_words`
+            that `TrainConfig` would refuse.
+    """
+    checkpoint = load_checkpoint(path, device, task="translation")
+    max_words = saved_setting(TrainConfig, checkpoint.training, "max_words", f"checkpoint {path}")
+    return Translator(**{f.name: getattr(checkpoint, f.name) for f in fields(Checkpoint)}, max_words=max_words)
