@@ -17,7 +17,14 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import settings
 from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, site_url_path
+
+# Hypothesis: derandomised in CI (`CI` set, as .ci/run and GitHub Actions set it), so a CI run draws what the
+# last one drew; random elsewhere, to keep finding new cases (each one found stays as an `@example`).
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI", "").lower() not in ("", "0", "false") else "dev")
 
 pytest_plugins = ["pytester"]  # tests/test_fence_machinery.py runs pytest on a page of its own
 
