@@ -84,3 +84,23 @@ def test_the_gpu_claim_matches_the_fence_record():
         assert "holds no GPU run yet" not in flat
     else:
         assert "holds no GPU run yet" in flat
+
+
+def test_the_command_line_section_shows_commands_that_parse():
+    """Each `seq2seq-attention` line of README's "Command line" section is a command the parser accepts, and they
+    show the packaged models by name, the models list, translate, plot-attention, train and resume."""
+    import shlex
+
+    from seq2seq_attention.cli import build_parser
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Command line", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    commands = [shlex.split(line.split("|")[-1]) for line in block.splitlines() if line.strip()]
+    assert all(words[0] == "seq2seq-attention" for words in commands), commands
+    for words in commands:
+        build_parser().parse_args(words[1:])  # an unknown option or command exits 2 and fails the test
+    shown = {words[1] for words in commands}
+    assert {"models", "translate", "plot-attention", "train"} <= shown, shown
+    flat = [word for words in commands for word in words]
+    assert "--model" in flat and "--resume" in flat and "--checkpoint" in flat

@@ -325,8 +325,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--length-penalty",
         type=bounded_float(-100, 100),
         default=1.0,
-        help="beam search ranks hypotheses by log-probability / length**this (0: no length normalisation; "
-        "default: 1.0)",
+        help="beam search ranks hypotheses by log-probability / length**this, 0 for no length normalisation "
+        "(default: 1.0)",
     )
     translate_parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default: cpu)")
     translate_parser.add_argument(
