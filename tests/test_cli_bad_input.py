@@ -1,8 +1,8 @@
 """The command line's answer to bad input: one line on stderr, exit code 2, no traceback, nothing on disk changed.
 
 Every argument and path is checked before data are loaded or a model is trained (a wrong `--checkpoint`
-must not cost an epoch): the commands' training and translating functions are replaced by ones that fail
-the test when called.
+must not cost an epoch): the library's data loading, training epochs and decoding loops are replaced by
+functions that fail the test when called.
 """
 
 import io
@@ -11,10 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from seq2seq_attention.cli import attention as cli_attention
 from seq2seq_attention.cli import main
-from seq2seq_attention.cli import sentiment as cli_sentiment
-from seq2seq_attention.cli import translation as cli_translation
 
 CASES = {
     "device-mps": ["translate", "--device", "mps", "je suis la ."],
@@ -41,6 +38,11 @@ CASES = {
     "plot-output-under-a-file": ["plot-attention", "je suis la .", "--output", "{tmp}/file/x.png"],
     "plot-output-suffix": ["plot-attention", "je suis la .", "--output", "{tmp}/x.jpg"],
     "translate-checkpoint-is-a-file": ["translate", "--checkpoint", "{tmp}/file", "je suis la ."],
+    "plot-output-missing-folder": ["plot-attention", "je suis la .", "--output", "{tmp}/missing/a.png"],
+    "figure-out-missing-folder": ["sentiment-attention-figure", "--checkpoint", "{tmp}", "--out", "{tmp}/no/a.png"],
+    "translate-model-and-checkpoint": ["translate", "--model", "gru", "--checkpoint", "{tmp}", "je suis la ."],
+    "translate-unknown-model": ["translate", "--model", "transformer", "je suis la ."],
+    "train-resume-nothing-to-resume-from-a-file": ["train", "--checkpoint", "{tmp}/file", "--resume"],
     "figure-json-suffix": [
         "sentiment-attention-figure",
         "--checkpoint",
@@ -63,8 +65,8 @@ def test_bad_arguments_get_one_line_and_exit_2_before_any_work(case, tmp_path, c
     (tmp_path / "dir.png").mkdir()
     before = files(tmp_path)
     argv = [a.format(tmp=tmp_path) for a in CASES[case]]
-    for module, name in WORK:
-        monkeypatch.setattr(module, name, _no_work(f"{module.__name__}.{name}"))
+    for target in WORK:
+        monkeypatch.setattr(target, _no_work(target))
     with pytest.raises(SystemExit) if _is_argparse(case) else _returns():
         code = main(argv)
         assert code == 2
@@ -76,13 +78,15 @@ def test_bad_arguments_get_one_line_and_exit_2_before_any_work(case, tmp_path, c
 
 
 WORK = [
-    (cli_translation, "train"),
-    (cli_translation, "translate"),
-    (cli_sentiment, "run_training"),
-    (cli_sentiment, "predict"),
-    (cli_attention, "sentence_attention"),
+    "seq2seq_attention.translation.train.load_pairs",
+    "seq2seq_attention.translation.train.train_epoch",
+    "seq2seq_attention.sentiment.train.prepare_data",
+    "seq2seq_attention.translation.search.greedy_decode",
+    "seq2seq_attention.translation.search.beam_search_decode",
+    "seq2seq_attention.translation.plotting.greedy_decode",
 ]
-"""What costs time in the commands (an epoch, a translated corpus): a bad argument must be refused before it."""
+"""What costs time behind the commands (a corpus loaded, an epoch, a decoding loop): a bad argument is refused
+before any of it."""
 
 
 def _no_work(name: str):
@@ -105,6 +109,8 @@ ARGPARSE = {
     "sentiment-batch-size-zero",
     "sentiment-unknown-source",
     "predict-top-negative",
+    "translate-model-and-checkpoint",
+    "translate-unknown-model",
 }
 
 
