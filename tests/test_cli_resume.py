@@ -66,3 +66,12 @@ def test_messages_suggest_resume_only_where_it_works(finished_runs, capsys):
     assert code == 2 and "cannot be resumed" in err and "--overwrite" in err and "(--resume" not in err
     code, _, err = train(capsys, finished_runs["weights"], "--resume", "--epochs", "2")
     assert code == 2 and "holds the weights only" in err and "--keep-training-state" in err
+
+
+def test_an_unreadable_checkpoint_is_not_offered_for_resuming(tmp_path, capsys):
+    checkpoint = tmp_path / "broken"
+    checkpoint.mkdir()
+    (checkpoint / "checkpoint.json").write_text("{not json", encoding="utf-8")
+    code, _, err = train(capsys, checkpoint, *TINY)
+    assert code == 2 and err.count("\n") == 1 and "cannot be read" in err and "(--resume" not in err
+    assert (checkpoint / "checkpoint.json").read_text(encoding="utf-8") == "{not json"

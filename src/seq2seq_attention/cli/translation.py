@@ -72,7 +72,10 @@ def _training_state(directory: Path) -> tuple[dict, bool]:
 
 def _what_to_do_with(directory: Path) -> str:
     """What the user may do with an existing checkpoint: resume it only where that can work."""
-    training, resumable = _training_state(directory)
+    try:
+        training, resumable = _training_state(directory)
+    except InputError as error:  # unreadable: it cannot be resumed either
+        return f"it cannot be read ({error}); replace it (--overwrite) or choose another --checkpoint"
     if resumable:
         return f"resume it (--resume; it finished {training.get('epoch', 0)} epochs) or replace it (--overwrite)"
     return (
