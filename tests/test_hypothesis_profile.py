@@ -45,3 +45,4 @@ def test_the_profile_follows_ci() -> None:
     """Derandomised without a database in CI; random (new draws every run) elsewhere."""
     in_ci = os.environ.get("CI", "").lower() not in ("", "0", "false")
     assert settings.default.derandomize is in_ci and (settings.default.database is None) is in_ci
+    assert settings.default.deadline is None  # no wall-clock bound on an example
