@@ -400,7 +400,7 @@ class Recorder:
 def default_sentence(checkpoint) -> tuple[str, str]:
     """The first held-out pair (the checkpoint's split) with S = `SOURCE_TOKENS` that the model translates exactly."""
     from seq2seq_attention.translation.corpus import load_pairs, split_pairs
-    from seq2seq_attention.translation.search import translate
+    from seq2seq_attention.translation.translator import translate
 
     config = checkpoint.training["config"]
     _, test = split_pairs(load_pairs(max_words=config["max_words"]), config["split"])
@@ -420,7 +420,7 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
     from seq2seq_attention.core.batching import collate
     from seq2seq_attention.core.checkpoint import load_checkpoint
     from seq2seq_attention.translation.corpus import load_pairs, split_pairs
-    from seq2seq_attention.translation.search import translate
+    from seq2seq_attention.translation.translator import translate
 
     torch.manual_seed(0)
     checkpoint = load_checkpoint(ROOT / MODEL)

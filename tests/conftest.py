@@ -17,7 +17,15 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import settings
 from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, site_url_path
+
+# Hypothesis: derandomised in CI (`CI` set, as .ci/run and GitHub Actions set it), so a CI run draws what the
+# last one drew; random elsewhere, to keep finding new cases (each one found stays as an `@example`). No
+# deadline in either: a test asserts behaviour, not how fast an example ran on a busy machine.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
+settings.register_profile("dev", print_blob=True, deadline=None)
+settings.load_profile("ci" if os.environ.get("CI", "").lower() not in ("", "0", "false") else "dev")
 
 pytest_plugins = ["pytester"]  # tests/test_fence_machinery.py runs pytest on a page of its own
 

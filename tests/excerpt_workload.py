@@ -19,10 +19,9 @@ from seq2seq_attention import (
     EOS_IDX,
     SCORES,
     SOS_IDX,
-    Attention,
     Vocabulary,
+    build_attention,
     build_model,
-    build_score,
     masked_softmax,
     translate,
 )
@@ -133,7 +132,7 @@ def pages(
     query, keys = torch.randn(2, 3, hidden, device=device), torch.randn(2, 5, hidden, device=device)
     mask = torch.tensor([[True] * 5, [True] * 4 + [False]], device=device)
     for name in SCORES:  # (B, T, H) queries with T = 3, as a page's fence calls them
-        Attention(build_score(name, hidden)).to(device)(query, keys, mask)
+        build_attention(name, hidden).to(device)(query, keys, mask)
     scores = torch.randn(2, 1, 3, device=device)
     masked_softmax(scores, torch.tensor([[True, True, False], [True, True, True]], device=device))
     vocabulary = Vocabulary("eng")

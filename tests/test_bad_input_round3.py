@@ -420,7 +420,7 @@ def test_an_empty_attention_row_is_named(rows, tmp_path):
 
 
 COMMANDS = ["train", "translate", "export-onnx", "plot-attention", "sentiment-train", "sentiment-predict"]
-COMMANDS += ["sentiment-attention-figure"]
+COMMANDS += ["sentiment-attention-figure", "models"]
 
 
 def test_the_command_list_is_every_command(capsys):
@@ -453,4 +453,4 @@ def test_every_help_states_the_ranges_its_command_enforces(command, capsys):
             found = re.search(r"must lie in ([\[(][^\])]*[\])])", err)
             assert found, (command, option, value, err)  # a number must not pass unbounded
             assert found.group(1) in text, (command, option, found.group(1))
-    assert numeric or command == "export-onnx", f"{command}: no numeric option found"
+    assert numeric or command in ("export-onnx", "models"), f"{command}: no numeric option found"

@@ -256,7 +256,8 @@ def test_cli_train_predict_and_figure(tmp_path: Path, capsys):
     assert "test accuracy" in capsys.readouterr().out
     assert main(["sentiment-predict", "--checkpoint", str(checkpoint), "a great film", "awful"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 2 and all(line.split("\t")[0] in ("positive", "negative") for line in lines)
+    assert lines[0].split("\t") == ["label", "P(positive)", "sentence"]  # the columns are labelled
+    assert len(lines) == 3 and all(line.split("\t")[0] in ("positive", "negative") for line in lines[1:])
 
     figure = tmp_path / "attention.png"
     assert main(["sentiment-attention-figure", "--checkpoint", str(checkpoint), "--out", str(figure)]) == 2

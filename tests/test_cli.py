@@ -63,9 +63,11 @@ def test_translate_with_the_packaged_checkpoint(capsys):
 )
 def test_translate_bad_input_is_one_line_and_exit_2(sentence: str, message: str, capsys):
     code, out, err = run(capsys, "translate", sentence)
-    assert code == 2 and out == ""
+    assert code == 2 and out == "\n"  # the refused sentence's (empty) line keeps the output aligned
     assert err.count("\n") == 1 and err.startswith("seq2seq-attention translate: error: ")
     assert message in err
+    code, out, err = run(capsys, "translate", "--all-or-nothing", sentence)
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err
 
 
 def test_translate_reads_stdin_and_skips_blank_lines(capsys, monkeypatch: pytest.MonkeyPatch):
@@ -76,7 +78,8 @@ def test_translate_reads_stdin_and_skips_blank_lines(capsys, monkeypatch: pytest
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8"))
     code, out, err = run(capsys, "translate")
     assert code == 0 and err == ""
-    assert len(out.splitlines()) == 2
+    lines = out.split("\n")[:-1]
+    assert len(lines) == 4 and lines[1] == lines[3] == "" and lines[0] and lines[2]  # blank in, blank out
 
 
 def test_translate_bad_checkpoint(tmp_path: Path, capsys):

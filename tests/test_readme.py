@@ -1,6 +1,7 @@
 """README's two commands are single fenced blocks, CI runs the test command word for word, and the site command
 installs only the site's tools (requirements-docs.txt, the same list as pyproject's `docs` extra), not PyTorch."""
 
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -44,3 +45,98 @@ def test_site_command_installs_only_the_site_tools():
     ]
     assert listed == extra, "requirements-docs.txt and the docs extra of pyproject.toml differ"
     assert not [name for name in listed if re.match(r"(torch|seq2seq-attention)\b", name)], listed
+
+
+def test_the_test_command_installs_the_cpu_wheel_of_torch():
+    """`torch==2.13.0` is the CPU wheel in CI (`2.13.0+cpu`); without a pin pip takes the newest torch and its
+    CUDA wheels (about 2.8 GB) on a machine without a GPU. The pin rides in the same pip call as the package."""
+    command = _section_command("Run all tests")
+    installs = [part.strip() for part in command.split("&&") if part.strip().startswith("pip install")]
+    assert len(installs) == 1, f"one pip call installs torch and the package: {installs}"
+    words = installs[0].split()
+    assert "torch==2.13.0" in words and words.index("torch==2.13.0") < words.index("-e"), installs[0]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    other = [line for line in ci if "pip install" in line and line != command and not line.lstrip().startswith("#")]
+    assert not other, f".ci/run installs with pip only through README's command, found {other}"
+
+
+def test_the_gpu_command_is_the_test_command_without_the_pin():
+    command = _section_command("Run all tests")
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Run all tests", 1)[1].split("\n## ", 1)[0]
+    gpu = command.replace("pip install torch==2.13.0 ", "pip install ")
+    assert f"`{gpu}`" in section, f"README's one line for a GPU machine must be the command without the pin: {gpu}"
+
+
+def test_the_gpu_claim_matches_the_fence_record():
+    """README says what docs/fence-runs.json shows about GPU runs: none yet, or the date of the last one."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    record = json.loads((ROOT / "docs" / "fence-runs.json").read_text(encoding="utf-8"))
+    dates = sorted(
+        run["date"]
+        for fences in record["pages"].values()
+        for fence in fences
+        for device, run in fence["runs"].items()
+        if device == "cuda"
+    )
+    flat = " ".join(readme.split())
+    if dates:
+        assert f"last GPU run of the fences is recorded on {dates[-1]}" in flat, dates[-1]
+        assert "holds no GPU run yet" not in flat
+    else:
+        assert "holds no GPU run yet" in flat
+
+
+class _Stop(Exception):
+    """Raised where a command would load its training data: it was parsed and its checks passed."""
+
+
+def test_the_command_line_section_shows_commands_that_work(tmp_path, monkeypatch, capsys):
+    """Each `seq2seq-attention` line of README's "Command line" section runs (training stops where it would load
+    its data), and they show the packaged models by name, the models list, translate, plot-attention, train and
+    resume."""
+    import io
+    import shlex
+    import sys
+
+    import torch
+
+    from seq2seq_attention.cli import main
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Command line", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    lines = [line for line in block.splitlines() if line.strip()]
+    shown = {shlex.split(line.split("|")[-1])[1] for line in lines}
+    assert {"models", "translate", "plot-attention", "train"} <= shown, shown
+    flat = " ".join(lines)
+    assert "--model " in flat and "--resume" in flat and "--checkpoint" in flat
+
+    def stop(*args, **kwargs):
+        raise _Stop
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("seq2seq_attention.translation.train.load_pairs", stop)
+    threads = torch.get_num_threads()
+    try:
+        for line in lines:
+            pipe, _, command = line.rpartition("|")
+            words = shlex.split(command)
+            assert words[0] == "seq2seq-attention", line
+            stdin = shlex.split(pipe)[1].encode().decode("unicode_escape") if pipe else ""
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8"))
+            try:
+                code = main(words[1:])
+            except _Stop:
+                continue
+            except SystemExit as exit_info:  # argparse refused the line
+                raise AssertionError(f"{line}: {capsys.readouterr().err}") from exit_info
+            out, err = capsys.readouterr()
+            if "--checkpoint runs/mine" in line and words[1] == "translate":
+                assert code == 2 and "no checkpoint at runs/mine" in err  # not trained here
+            elif "xylophoniste" in line:
+                assert code == 2 and out.split("\n")[1] == "" and "line 2 of standard input" in err, (out, err)
+            else:
+                assert code == 0, f"{line}: {err}"
+    finally:
+        torch.set_num_threads(threads)
+    assert (tmp_path / "attention.png").is_file()

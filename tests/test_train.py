@@ -128,7 +128,7 @@ def test_resume_gives_the_losses_of_an_uninterrupted_run(tmp_path: Path):
 def test_coin_per_step_and_logging():
     lines: list[str] = []
     result = train(tiny(coin_per_step=True, epochs=1), pairs=PAIRS, progress=False, log=lines.append)
-    assert lines[0].startswith(f"{len(PAIRS)} pairs (") and "decoder=gru score=- H=8 device=cpu" in lines[0]
+    assert lines[0].startswith(f"{len(PAIRS)} pairs (") and "decoder=gru score=none H=8 device=cpu" in lines[0]
     assert len(result.history) == 1 and lines[1].startswith("| epoch:   1 | time:")
     assert "loss:" in lines[1] and "held-out loss:" in lines[1]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import matplotlib.figure
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from seq2seq_attention import InputError, build_classifier, build_model, load_checkpoint, save_checkpoint
@@ -362,6 +362,9 @@ JSON_VALUES = st.recursive(
     value=JSON_VALUES | st.sampled_from(["six", 0, -1, 1.5, True, [6], 6.0]),
     command=st.sampled_from(["translate", "plot-attention"]),
 )
+@example(value=float("inf"), command="translate")  # found by hypothesis: json.dumps writes `Infinity`
+@example(value=[float("-inf")], command="plot-attention")
+@example(value=float("nan"), command="translate")
 def test_a_saved_max_words_is_checked_with_the_command_lines_rule(
     tiny_checkpoint, tmp_path_factory, capsys, value, command
 ):
@@ -376,6 +379,12 @@ def test_a_saved_max_words_is_checked_with_the_command_lines_rule(
     valid = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1000
     code = main(argv)
     err = capsys.readouterr().err
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:  # NaN or an infinity: Python writes `NaN`/`Infinity`, which strict JSON (and the loader) refuses
+        assert code == 2 and err.count("\n") == 1 and "is corrupted (not valid JSON:" in err, err
+        assert ("Infinity is not valid JSON" in err) or ("NaN is not valid JSON" in err), err
+        return
     if valid and value >= 4:
         assert code == 0, err
     elif valid:

@@ -6,15 +6,15 @@ from pathlib import Path
 from ..core.files import check_destination
 from ..translation.decoders import MAX_LENGTH
 from ..translation.plotting import plot_attention, save_figure, sentence_attention
-from ..translation.pretrained import default_checkpoint
+from ..translation.pretrained import DEFAULT_PRETRAINED
 from ..translation.search import MAX_STEPS
 from ..translation.translator import load_translator
-from .options import check_output_file, positive_int
+from .options import add_model_options, check_output_file, chosen_checkpoint, positive_int
 
 
 def run_plot_attention(args: argparse.Namespace) -> int:
     check_output_file(args.output, "--output", (".png", ".svg", ".pdf"))
-    translator = load_translator(args.checkpoint or default_checkpoint(), "cpu")
+    translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), "cpu")
     source_words, output_words, weights = sentence_attention(
         translator.model, translator.vocabs, args.sentence, max_words=translator.max_words, max_length=args.max_length
     )  # weights: (T, S)
@@ -34,18 +34,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="draw the attention heatmap of one translated sentence",
         description=(
             "Translate one French sentence greedily with a trained attention model (luong or bahdanau) and "
-            "draw its attention weights: source words across, generated words down."
+            "draw its attention weights: source words across, generated words down. The image's folder must "
+            "exist (a mistyped folder is refused, not created)."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("sentence", help="a French sentence, e.g. 'je suis fatigue .'")
+    add_model_options(parser, DEFAULT_PRETRAINED)
     parser.add_argument(
-        "--checkpoint", type=Path, default=None, help="checkpoint directory (default: the packaged one)"
+        "--output",
+        "-o",
+        type=Path,
+        default=Path("attention.png"),
+        help="image file to write: .png, .svg or .pdf, in an existing folder (default: attention.png)",
     )
-    parser.add_argument("--output", "-o", type=Path, default=Path("attention.png"), help="image file to write")
     parser.add_argument("--overwrite", action="store_true", help="replace the image that --output names")
     parser.add_argument("--title", default=None, help="title over the heatmap (default: decoder and translation)")
     parser.add_argument(
-        "--max-length", type=positive_int(MAX_STEPS), default=MAX_LENGTH, help="most output words, <eos> included"
+        "--max-length",
+        type=positive_int(MAX_STEPS),
+        default=MAX_LENGTH,
+        help=f"most output words, <eos> included (default: {MAX_LENGTH})",
     )
     parser.set_defaults(func=run_plot_attention)

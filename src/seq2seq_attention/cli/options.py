@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.config import base_type, check_value, describe_range, field_choices
 from ..core.errors import InputError, echo
+from ..translation.pretrained import packaged_checkpoint, packaged_names
 
 
 def _parser_for(kind: type, name: str, field: dataclasses.Field | None = None):
@@ -34,7 +35,11 @@ def _parser_for(kind: type, name: str, field: dataclasses.Field | None = None):
 
 
 def add_config_options(parser: argparse.ArgumentParser, cls: type, skip: tuple[str, ...] = ()) -> None:
-    """One ``--field-name`` option per field of the settings dataclass `cls`, with its help, default and range."""
+    """One ``--field-name`` option per field of the settings dataclass `cls`, with its help, default and range.
+
+    An option that is not given is absent from the parsed namespace (`argparse.SUPPRESS`), so that
+    `given_settings` can tell what the user asked for; `config_from_args` fills in the field's default.
+    """
     for field in dataclasses.fields(cls):
         if field.name in skip or not field.metadata.get("cli", True):
             continue
@@ -47,9 +52,13 @@ def add_config_options(parser: argparse.ArgumentParser, cls: type, skip: tuple[s
         help_text += "" if default is None else f" (default: {shown})"
         choices = field_choices(field)
         if kind is bool:
-            parser.add_argument(flag, action="store_true", help=field.metadata["help"])
+            parser.add_argument(flag, action="store_true", default=argparse.SUPPRESS, help=field.metadata["help"])
             continue
-        options: dict[str, Any] = {"type": _parser_for(kind, field.name, field), "default": default, "help": help_text}
+        options: dict[str, Any] = {
+            "type": _parser_for(kind, field.name, field),
+            "default": argparse.SUPPRESS,
+            "help": help_text,
+        }
         if choices is not None:
             options["choices"] = choices
         if many:
@@ -57,11 +66,51 @@ def add_config_options(parser: argparse.ArgumentParser, cls: type, skip: tuple[s
         parser.add_argument(flag, dest=field.name, **options)
 
 
+def given_settings(cls: type, args: argparse.Namespace) -> dict[str, Any]:
+    """The fields of the settings dataclass `cls` that the command line named, with their values."""
+    return {field.name: getattr(args, field.name) for field in dataclasses.fields(cls) if hasattr(args, field.name)}
+
+
 def config_from_args(cls: type, args: argparse.Namespace, **overrides: object) -> Any:
-    """Build the settings dataclass from parsed options (its `__post_init__` checks every range)."""
-    values = {field.name: getattr(args, field.name) for field in dataclasses.fields(cls) if hasattr(args, field.name)}
+    """The settings dataclass from the parsed options and the fields' defaults (`__post_init__` checks ranges)."""
+    values = given_settings(cls, args)
     values.update(overrides)
     return cls(**values)
+
+
+DEFAULT_THREADS = 1
+"""torch's CPU threads for training, both `train` and `sentiment-train` (`add_threads_option`)."""
+
+THREADS_HELP = (
+    "torch CPU threads (default: 1, for both trainers: measured on a 2-core machine shared with busy processes, "
+    "an epoch of 640 pairs took 19-35 s on 1 thread and 176 s to over 240 s on 2; raise it only on idle cores; "
+    "README, 'Command line')"
+)
+
+
+def add_threads_option(parser: argparse.ArgumentParser) -> None:
+    """`--threads`, with the one default thread policy of both trainers."""
+    parser.add_argument("--threads", type=positive_int(1024), default=DEFAULT_THREADS, help=THREADS_HELP)
+
+
+def add_model_options(parser: argparse.ArgumentParser, default: str) -> None:
+    """`--model NAME` (a packaged checkpoint, found from any directory) or `--checkpoint PATH`, not both."""
+    group = parser.add_mutually_exclusive_group()
+    names = packaged_names()
+    group.add_argument(
+        "--model",
+        choices=names,
+        default=None,
+        help=f"a packaged model: {', '.join(names)} (default: {default}; `seq2seq-attention models` describes them)",
+    )
+    group.add_argument("--checkpoint", type=Path, default=None, help="a checkpoint directory (one `train` wrote)")
+
+
+def chosen_checkpoint(args: argparse.Namespace, default: str) -> Path:
+    """The checkpoint directory that `--model` or `--checkpoint` names, else the packaged `default`."""
+    if args.checkpoint is not None:
+        return args.checkpoint
+    return packaged_checkpoint(args.model or default)
 
 
 def positive_int(limit: int):
@@ -117,13 +166,16 @@ def check_output_file(path: Path, what: str, suffixes: tuple[str, ...]) -> None:
     """Check, before any work, that `path` names a file with one of `suffixes` that we may write.
 
     Raises:
-        InputError: a wrong suffix, a directory at `path`, a file among its parents, or no write permission.
+        InputError: a wrong suffix, a directory at `path`, a file among its parents, a folder that does not
+            exist (a mistyped folder is not created), or no write permission.
     """
     if path.suffix.lower() not in suffixes:
         raise InputError(f"{what} must end in {', '.join(suffixes)}, got {echo(str(path))}")
     if path.is_dir():
         raise InputError(f"{what} {str(path)!r} is a directory, expected a file name")
     check_output_directory(path.parent, what)
+    if not path.parent.is_dir():
+        raise InputError(f"{what} {str(path)!r}: the folder {str(path.parent)!r} does not exist; create it first")
 
 
 def _check_writable(directory: Path, what: str, path: Path) -> None:

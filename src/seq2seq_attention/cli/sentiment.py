@@ -13,7 +13,14 @@ from ..core.files import check_destination, staged_writes
 from ..sentiment.data import encode_tokens, tokenize
 from ..sentiment.figures import attention_figure
 from ..sentiment.predict import SentimentConfig, load_classifier, predict
-from .options import add_config_options, check_output_directory, check_output_file, config_from_args, positive_int
+from .options import (
+    add_config_options,
+    add_threads_option,
+    check_output_directory,
+    check_output_file,
+    config_from_args,
+    positive_int,
+)
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -45,9 +52,11 @@ def _predict(args: argparse.Namespace) -> int:
         if not words:
             raise InputError(f"sentence {number} has no words: {echo(sentence)}")
     probs, weights = predict(checkpoint.model, [encode_tokens(vocab, t) for t in tokens])
+    attended = weights is not None and args.top
+    print("label\tP(positive)\tsentence" + (f"\ttop {args.top} attended words [word weight]" if attended else ""))
     for i, (sentence, p) in enumerate(zip(args.sentences, probs, strict=True)):
         line = f"{'positive' if p >= 0.5 else 'negative'}\t{p:.3f}\t{sentence}"
-        if weights is not None and args.top:
+        if attended:
             ranked = sorted(zip(tokens[i], weights[i], strict=True), key=lambda item: -item[1])[: args.top]
             line += "\t[" + ", ".join(f"{w} {a:.2f}" for w, a in ranked) + "]"
         print(line)
@@ -78,14 +87,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Train a sentiment classifier on the bundled UCI labelled sentences and print its test accuracy.",
     )
     add_config_options(train, SentimentConfig)
-    train.add_argument("--threads", type=positive_int(1024), default=1, help="torch CPU threads (default: 1)")
+    add_threads_option(train)
     train.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda when available)")
     train.add_argument("--out", type=Path, default=None, help="write a checkpoint directory here")
     train.add_argument("--overwrite", action="store_true", help="replace the sentiment checkpoint that --out holds")
     train.set_defaults(func=_train)
 
-    pred = subparsers.add_parser("sentiment-predict", help="classify sentences with a trained checkpoint")
-    pred.add_argument("--checkpoint", type=Path, required=True, help="a sentiment checkpoint directory")
+    pred = subparsers.add_parser(
+        "sentiment-predict",
+        help="classify sentences with a trained checkpoint",
+        description=(
+            "Classify English sentences as positive or negative with a checkpoint that sentiment-train wrote. "
+            "Prints a header line, then one tab-separated line per sentence: the label, P(positive), the "
+            "sentence and, for the attention classifier, its most attended words with their weights."
+        ),
+    )
+    pred.add_argument("--checkpoint", type=Path, required=True, help="a sentiment checkpoint directory (required)")
     pred.add_argument(
         "--top", type=positive_int(1000), default=3, help="show the N most attended words (attention model; default: 3)"
     )
@@ -93,10 +110,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     pred.set_defaults(func=_predict)
 
     fig = subparsers.add_parser(
-        "sentiment-attention-figure", help="draw the attention weights over the words of a few test sentences"
+        "sentiment-attention-figure",
+        help="draw the attention weights over the words of a few test sentences",
+        description=(
+            "Draw, for the first --count test sentences of an attention classifier, the weight its attention "
+            "gives each word (the figure of the classifier page); --json also writes the sentences and weights."
+        ),
     )
-    fig.add_argument("--checkpoint", type=Path, required=True, help="an 'attention' classifier checkpoint directory")
-    fig.add_argument("--out", type=Path, required=True, help="image file to write (.png, .svg or .pdf)")
+    required = fig.add_argument_group("required arguments")
+    required.add_argument(
+        "--checkpoint", type=Path, required=True, help="an 'attention' classifier checkpoint directory"
+    )
+    required.add_argument(
+        "--out", type=Path, required=True, help="image file to write (.png, .svg or .pdf), in an existing folder"
+    )
     fig.add_argument("--count", type=positive_int(100), default=6, help="sentences to draw (default: 6)")
     fig.add_argument("--max-words", type=positive_int(1000), default=12, help="longest sentence drawn (default: 12)")
     fig.add_argument("--json", type=Path, default=None, help="also write the sentences and weights as JSON")

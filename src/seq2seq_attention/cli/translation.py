@@ -1,35 +1,52 @@
 """`seq2seq-attention train` and `seq2seq-attention translate`: the French-to-English translator."""
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
 
 import torch
 
+from ..core.checkpoint import JSON_NAME, load_checkpoint
 from ..core.config import saved_setting
 from ..core.device import parse_device
 from ..core.errors import InputError
 from ..core.files import EXPORT_NAMES, check_destination, staged_writes
 from ..translation.config import TrainConfig
 from ..translation.corpus import split_lines
-from ..translation.decoders import MAX_LENGTH
+from ..translation.decoders import DECODERS, MAX_LENGTH
 from ..translation.export import export_onnx, export_sentences
-from ..translation.pretrained import DEFAULT_PRETRAINED, default_checkpoint
+from ..translation.pretrained import DEFAULT_PRETRAINED, describe_packaged, packaged_names
 from ..translation.search import MAX_STEPS
-from ..translation.translator import SentenceError, load_translator, translate
-from .options import add_config_options, bounded_float, check_output_directory, config_from_args, positive_int
+from ..translation.translator import SentenceError, load_translator, prepare_sentences, translate
+from .options import (
+    add_config_options,
+    add_model_options,
+    add_threads_option,
+    bounded_float,
+    check_output_directory,
+    chosen_checkpoint,
+    config_from_args,
+    given_settings,
+    positive_int,
+)
 
 
 def run_train(args: argparse.Namespace) -> int:
     from ..translation.train import train  # the one command that trains; the others never import it
 
-    config = config_from_args(TrainConfig, args)
     device = parse_device(args.device)
     check_output_directory(args.checkpoint, "--checkpoint")
     check_destination(args.checkpoint, "a translation checkpoint", overwrite=True, what="--checkpoint")
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    saved = (args.checkpoint / JSON_NAME).is_file()
+    if saved and args.resume:
+        config = resumed_config(args.checkpoint, given_settings(TrainConfig, args))
+    else:
+        config = config_from_args(TrainConfig, args)
+        if saved and not args.overwrite:
+            raise InputError(f"{args.checkpoint} already holds a checkpoint; {_what_to_do_with(args.checkpoint)}")
+    torch.set_num_threads(args.threads)
     result = train(
         config,
         checkpoint=args.checkpoint,
@@ -50,8 +67,72 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _training_state(directory: Path) -> tuple[dict, bool]:
+    """The training record a checkpoint saved, and whether it holds what resuming needs (the optimizer's state)."""
+    checkpoint = load_checkpoint(directory, "cpu", task="translation")
+    return checkpoint.training, checkpoint.files.get("training") is not None
+
+
+def _what_to_do_with(directory: Path) -> str:
+    """What the user may do with an existing checkpoint: resume it only where that can work."""
+    try:
+        training, resumable = _training_state(directory)
+    except InputError as error:  # unreadable: it cannot be resumed either
+        return f"it cannot be read ({error}); replace it (--overwrite) or choose another --checkpoint"
+    if resumable:
+        return f"resume it (--resume; it finished {training.get('epoch', 0)} epochs) or replace it (--overwrite)"
+    return (
+        "it holds the weights only (trained without --keep-training-state), so it cannot be resumed; "
+        "replace it (--overwrite) or choose another --checkpoint"
+    )
+
+
+def resumed_config(directory: Path, given: dict[str, object]) -> TrainConfig:
+    """The config a run resumed from `directory` trains with: the saved one, with the options that may change
+    (`TrainConfig.RESUMABLE_CHANGES`: epochs, time budget) taken from the command line.
+
+    Raises:
+        InputError: the checkpoint cannot be resumed (weights only, or all its epochs done), or an option
+            contradicts its saved config (named, with both values).
+    """
+    training, resumable = _training_state(directory)
+    if not resumable:
+        raise InputError(
+            f"cannot resume from {directory}: it holds the weights only (trained without --keep-training-state); "
+            "replace it (--overwrite) or choose another --checkpoint"
+        )
+    where = f"checkpoint {directory}"
+    if not isinstance(training.get("config"), dict):
+        raise InputError(f"cannot resume from {directory}: it holds no training config")
+    values = {}
+    for field in dataclasses.fields(TrainConfig):
+        if field.name in training["config"]:
+            values[field.name] = saved_setting(TrainConfig, training, field.name, where)
+        else:
+            values[field.name] = TrainConfig.LEGACY_DEFAULTS.get(field.name, field.default)
+    contradictions = [
+        f"--{name.replace('_', '-')} {given[name]!r} (saved: {values[name]!r})"
+        for name in given
+        if name not in TrainConfig.RESUMABLE_CHANGES and given[name] != values[name]
+    ]
+    if contradictions:
+        raise InputError(
+            f"cannot resume from {directory}: {'; '.join(contradictions)} contradict its saved config; "
+            "leave them out to resume with the saved settings (only "
+            f"{', '.join('--' + n.replace('_', '-') for n in TrainConfig.RESUMABLE_CHANGES)} may change)"
+        )
+    config = TrainConfig(**{**values, **given})
+    finished = int(training.get("epoch", 0))
+    if finished >= config.epochs:
+        raise InputError(
+            f"nothing to resume in {directory}: it finished {finished} of {config.epochs} epochs; "
+            f"ask for more (--epochs {finished + 1} or more)"
+        )
+    return config
+
+
 def read_stdin() -> list[tuple[int, str]]:
-    r"""The non-blank lines of standard input with their line numbers, decoded as UTF-8 in every locale.
+    r"""The lines of standard input with their line numbers, decoded as UTF-8 in every locale.
 
     Python decodes `sys.stdin` with `surrogateescape` in the C locale, where a Latin-1 byte would
     silently vanish from a word; reading the bytes ourselves makes every locale behave alike. A
@@ -69,45 +150,93 @@ def read_stdin() -> list[tuple[int, str]]:
                 f"standard input is not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}); "
                 "convert it first, e.g. iconv -f latin1 -t utf-8"
             ) from None
-    return [(number, line) for number, line in enumerate(split_lines(text), start=1) if line.strip()]
+    return list(enumerate(split_lines(text), start=1))
 
 
 def run_translate(args: argparse.Namespace) -> int:
+    """Translate every good sentence; a refused one is named on stderr and gets an empty output line.
+
+    Output line i belongs to input line i (a blank input line gives a blank output line); the exit
+    code is 2 when any sentence was refused. With --all-or-nothing the first refused sentence stops
+    the command before anything is printed.
+    """
     device = parse_device(args.device)
-    translator = load_translator(args.checkpoint or default_checkpoint(), device)
+    translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), device)
     if args.sentences:
         numbered = list(enumerate(args.sentences, start=1))
-        where = "sentence"
+        blank_lines_are_input = True  # an empty argument is a sentence to refuse
     else:
         numbered = read_stdin()
-        where = "line"
-    sentences = [sentence for _, sentence in numbered]
-    try:
-        translations = translate(
-            translator.model,
-            translator.vocabs,
-            sentences,
-            max_words=translator.max_words,
-            max_length=args.max_length,
-            beam_size=args.beam_size,
-            length_penalty=args.length_penalty,
-        )
-    except SentenceError as error:
-        if where == "line":
-            raise InputError(f"line {numbered[error.index][0]} of standard input {error.problem}") from None
-        raise
+        blank_lines_are_input = False
+    problems: dict[int, str] = {}  # input number -> what is wrong with it
+    for number, sentence in numbered:
+        if not blank_lines_are_input and not sentence.strip():
+            continue
+        try:
+            prepare_sentences(translator.vocabs, [sentence], translator.max_words)
+        except SentenceError as error:
+            problems[number] = error.problem
+            if args.all_or_nothing:
+                raise InputError(_refusal(number, error.problem, blank_lines_are_input)) from None
+    good = [(n, s) for n, s in numbered if n not in problems and (blank_lines_are_input or s.strip())]
+    translated = dict(zip([n for n, _ in good], _translate([s for _, s in good], translator, args), strict=True))
+    for number, problem in problems.items():
+        refusal = _refusal(number, problem, blank_lines_are_input)
+        print(f"seq2seq-attention translate: error: {refusal}", file=sys.stderr)
     if args.json:
-        print(json.dumps([{"source": s, "translation": t} for s, t in zip(sentences, translations, strict=True)]))
+        records = [
+            {"source": sentence, "translation": translated.get(number)}
+            | ({"error": _refusal(number, problems[number], blank_lines_are_input)} if number in problems else {})
+            for number, sentence in numbered
+            if number in translated or number in problems
+        ]
+        print(json.dumps(records, ensure_ascii=False))
     else:
-        for translation in translations:
-            print(translation)
+        for number, _ in numbered:
+            print(translated.get(number, ""))
+    return 2 if problems else 0
+
+
+def _refusal(number: int, problem: str, arguments: bool) -> str:
+    return f"sentence {number} {problem}" if arguments else f"line {number} of standard input {problem}"
+
+
+def _translate(sentences: list[str], translator, args: argparse.Namespace) -> list[str]:
+    if not sentences:
+        return []
+    return translate(
+        translator.model,
+        translator.vocabs,
+        sentences,
+        max_words=translator.max_words,
+        max_length=args.max_length,
+        beam_size=args.beam_size,
+        length_penalty=args.length_penalty,
+    )
+
+
+def run_models(args: argparse.Namespace) -> int:
+    """List the packaged models: name, what it is, and the BLEU its own record holds."""
+    header = ("model", "what it is", "BLEU [95% interval]", "exact match", "evaluated on")
+    rows = [header]
+    for name in packaged_names():
+        model = describe_packaged(name)
+        bleu = "-" if model.bleu is None else f"{model.bleu:.2f}"
+        if model.bleu_interval is not None:
+            bleu += f" [{model.bleu_interval[0]:.2f}, {model.bleu_interval[1]:.2f}]"
+        exact = "-" if model.exact_match is None else f"{model.exact_match:.3f}"
+        shown = f"{name} (default)" if name == DEFAULT_PRETRAINED else name
+        rows.append((shown, model.summary, bleu, exact, model.split))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
     check_output_directory(args.out, "--out")
     check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
-    translator = load_translator(args.checkpoint or default_checkpoint(), "cpu")
+    translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), "cpu")
     split = saved_setting(TrainConfig, translator.training, "split", f"checkpoint {translator.path}")
     targets = [args.out / name for name in EXPORT_NAMES]
     with staged_writes(*targets) as staged:  # the graphs and the sentences land together or not at all
@@ -118,8 +247,19 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _score_help() -> str:
+    """The --score choices per decoder, from the one table of decoders (`DECODERS`)."""
+    per_decoder = [
+        f"{name}: {', '.join(kind.scores)} (default {kind.scores[0]})" for name, kind in DECODERS.items() if kind.scores
+    ]
+    without = [name for name, kind in DECODERS.items() if not kind.scores]
+    return f"the attention's score function; {'; '.join(per_decoder)}" + (
+        f"; {', '.join(without)} has no attention and takes none" if without else ""
+    )
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the `train`, `translate` and `export-onnx` commands."""
+    """Add the `train`, `translate`, `models` and `export-onnx` commands."""
     train_parser = subparsers.add_parser(
         "train",
         help="train a French-to-English translator on the bundled Tatoeba pairs",
@@ -129,22 +269,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "English the target; pairs with zlib.crc32(english) % 10 == 0 are held out (--split by_english; "
             "by_french holds out by the French side). A checkpoint "
             "(safetensors + JSON) is saved after every epoch; at the end the held-out BLEU is measured, "
-            "printed and saved with it."
+            "printed and saved with it. An interrupted run, or one trained with --keep-training-state, "
+            "continues with --resume and its saved settings (give --epochs to train longer)."
         ),
     )
     train_parser.add_argument("--checkpoint", required=True, type=Path, help="checkpoint directory to write")
-    train_parser.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
+    train_parser.add_argument(
+        "--resume",
+        action="store_true",
+        help=(
+            "continue the run that --checkpoint holds, with its saved settings (only --epochs, --time-budget and "
+            "--budget-clock may change; another option that differs from the saved one is refused); "
+            "starts afresh when --checkpoint does not exist yet"
+        ),
+    )
     train_parser.add_argument(
         "--overwrite", action="store_true", help="replace a checkpoint that --checkpoint already holds"
     )
     train_parser.add_argument(
         "--keep-training-state",
         action="store_true",
-        help="keep the optimizer and RNG state in the final checkpoint (by default it keeps the weights only)",
+        help="keep the optimizer and RNG state in the final checkpoint, to --resume it later with more --epochs "
+        "(by default the final checkpoint keeps the weights only)",
     )
     add_config_options(train_parser, TrainConfig)
+    next(action for action in train_parser._actions if action.dest == "score").help = _score_help()
     train_parser.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda when available)")
-    train_parser.add_argument("--threads", type=positive_int(1024), default=None, help="torch.set_num_threads")
+    add_threads_option(train_parser)
     train_parser.add_argument("--no-progress", action="store_true", help="no progress bar (for log files)")
     train_parser.set_defaults(func=run_train)
 
@@ -153,37 +304,58 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="translate French sentences to English",
         description=(
             "Translate French sentences to English with greedy decoding (or beam search with --beam-size). "
-            "Sentences are normalised like the "
-            "training data (lowercase, accents dropped, punctuation split off), so 'Je suis fatigué.' works. "
-            "Words the model never saw, empty sentences and sentences longer than the training limit are "
-            "rejected with one line and exit code 2."
+            "Sentences are normalised like the training data (lowercase, accents dropped, punctuation split "
+            "off), so 'Je suis fatigué.' works. Standard input is read line by line when no sentence is given: "
+            "output line i is the translation of input line i (blank for a blank or refused line). A sentence "
+            "with a word the model never saw, an empty one or one longer than the training limit is refused: "
+            "each is named on stderr, the others are translated, and the exit code is 2."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     translate_parser.add_argument(
         "sentences", nargs="*", help="French sentences (one per argument); read from stdin, one per line, if none"
     )
+    add_model_options(translate_parser, DEFAULT_PRETRAINED)
     translate_parser.add_argument(
-        "--checkpoint",
-        type=Path,
-        default=None,
-        help=f"checkpoint directory (default: the packaged {DEFAULT_PRETRAINED!r} model)",
+        "--max-length",
+        type=positive_int(MAX_STEPS),
+        default=MAX_LENGTH,
+        help=f"most output words, <eos> included (default: {MAX_LENGTH})",
     )
     translate_parser.add_argument(
-        "--max-length", type=positive_int(MAX_STEPS), default=MAX_LENGTH, help="most output words, <eos> included"
-    )
-    translate_parser.add_argument(
-        "--beam-size", type=positive_int(1000), default=1, help="beam width (1: greedy decoding, as the tutorial does)"
+        "--beam-size",
+        type=positive_int(1000),
+        default=1,
+        help="beam width (default: 1, greedy decoding, as the tutorial does)",
     )
     translate_parser.add_argument(
         "--length-penalty",
         type=bounded_float(-100, 100),
         default=1.0,
-        help="beam search ranks hypotheses by log-probability / length**this (0: no length normalisation)",
+        help="beam search ranks hypotheses by log-probability / length**this, 0 for no length normalisation "
+        "(default: 1.0)",
     )
-    translate_parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
-    translate_parser.add_argument("--json", action="store_true", help="print a JSON list of source/translation")
+    translate_parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default: cpu)")
+    translate_parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list of {source, translation} (translation null and an error for a refused sentence)",
+    )
+    translate_parser.add_argument(
+        "--all-or-nothing",
+        action="store_true",
+        help="translate nothing when any sentence is refused: print its error alone and exit 2",
+    )
     translate_parser.set_defaults(func=run_translate)
+
+    models_parser = subparsers.add_parser(
+        "models",
+        help="list the packaged models with what they are and their BLEU",
+        description=(
+            "List the translators shipped in the package (the names --model takes), what each is, and the BLEU "
+            "and exact match measured on its held-out split when it was trained (read from its checkpoint)."
+        ),
+    )
+    models_parser.set_defaults(func=run_models)
 
     export_parser = subparsers.add_parser(
         "export-onnx",
@@ -194,9 +366,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "are stored as float16; the graphs compute what the model computes with its weights rounded to float16."
         ),
     )
-    export_parser.add_argument(
-        "--checkpoint", type=Path, default=None, help="checkpoint directory (default: the packaged bahdanau model)"
-    )
-    export_parser.add_argument("--out", type=Path, required=True, help="directory to write (docs/assets/live)")
+    add_model_options(export_parser, DEFAULT_PRETRAINED)
+    required = export_parser.add_argument_group("required arguments")
+    required.add_argument("--out", type=Path, required=True, help="directory to write (docs/assets/live)")
     export_parser.add_argument("--overwrite", action="store_true", help="replace the export that --out already holds")
     export_parser.set_defaults(func=run_export)

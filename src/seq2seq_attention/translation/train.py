@@ -288,7 +288,8 @@ def _split_data(
     held_out = "held out" if config.eval_split == "test" else config.eval_split
     log(
         f"{len(pairs)} pairs ({len(train_pairs)} train, {len(test_pairs)} {held_out}); "
-        f"decoder={config.decoder} score={config.score or '-'} H={config.hidden_size} device={device}"
+        f"decoder={config.decoder} score={choose_score(config.decoder, config.score) or 'none'} "
+        f"H={config.hidden_size} device={device}"
     )
     return train_pairs, test_pairs
 

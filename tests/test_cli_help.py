@@ -1,0 +1,86 @@
+"""Every command's --help: a description, each default stated once, the --score choices listed, required options
+shown as required; one --threads default for both trainers, stated the same way in both."""
+
+import re
+
+import pytest
+import torch
+
+from seq2seq_attention.cli import main
+from seq2seq_attention.translation.decoders import DECODERS
+
+
+def help_of(capsys, *command: str) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command, "--help"])
+    assert exit_info.value.code == 0
+    return capsys.readouterr().out
+
+
+def commands(capsys) -> list[str]:
+    listing = help_of(capsys).split("positional arguments:", 1)[1].split("options:", 1)[0]
+    return re.findall(r"^    (\S+)", listing, flags=re.M)
+
+
+def test_each_command_has_a_description_and_states_each_default_once(capsys):
+    names = commands(capsys)
+    assert {"train", "translate", "models", "plot-attention", "sentiment-predict"} <= set(names)
+    for name in names:
+        text = help_of(capsys, name)
+        description = text.split("\n\n", 2)[1]  # usage, then the description paragraph
+        assert not description.startswith(("positional arguments:", "options:")) and len(description) > 40, name
+        flat = " ".join(text.split())
+        assert "(default: None)" not in flat, name
+        assert not re.search(r"\(default: [^)]*\)[^-]*?\(default:", flat), name  # no option states two defaults
+
+
+def test_score_help_lists_the_choices_of_each_decoder(capsys):
+    help_text = " ".join(help_of(capsys, "train").split())
+    assert "DECODERS" not in help_text
+    for name, kind in DECODERS.items():
+        if kind.scores:
+            assert f"{name}: {', '.join(kind.scores)} (default {kind.scores[0]})" in help_text
+        else:
+            assert f"{name} has no attention" in help_text
+
+
+def test_required_options_are_shown_as_required(capsys):
+    assert "required arguments:\n  --out" in help_of(capsys, "export-onnx")
+    assert "required arguments:\n  --checkpoint" in help_of(capsys, "sentiment-attention-figure")
+
+
+class _Stop(Exception):
+    """Raised where the trainer would load its data: the thread count is set by then."""
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_both_trainers_train_on_one_thread_by_default_and_say_why(capsys, monkeypatch, tmp_path):
+    seen = {}
+
+    def stop(name):
+        def loader(*args, **kwargs):
+            seen[name] = torch.get_num_threads()
+            raise _Stop
+
+        return loader
+
+    monkeypatch.setattr("seq2seq_attention.translation.train.load_pairs", stop("train"))
+    monkeypatch.setattr("seq2seq_attention.sentiment.train.prepare_data", stop("sentiment-train"))
+    for argv in (["train", "--checkpoint", str(tmp_path / "t")], ["sentiment-train"]):
+        torch.set_num_threads(2)
+        with pytest.raises(_Stop):
+            main(argv)
+    assert seen == {"train": 1, "sentiment-train": 1}
+    helps = [
+        " ".join(help_of(capsys, name).split("--threads THREADS", 2)[2].split("\n  --", 1)[0].split())
+        for name in ("train", "sentiment-train")
+    ]
+    assert helps[0] == helps[1] and "(default: 1" in helps[0] and "measured" in helps[0], helps
+
+
+def test_plot_attention_refuses_a_missing_folder_and_creates_nothing(tmp_path, capsys):
+    target = tmp_path / "missing" / "dir" / "a.png"
+    assert main(["plot-attention", "je suis fatigue .", "-o", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist; create it first" in err and str(target.parent) in err
+    assert not (tmp_path / "missing").exists()

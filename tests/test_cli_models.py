@@ -1,0 +1,74 @@
+"""Packaged models by name from any directory (`--model`), the `models` listing read from the checkpoints'
+own records, and `python -m seq2seq_attention`."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from seq2seq_attention.cli import main
+from seq2seq_attention.translation.pretrained import DEFAULT_PRETRAINED, PRETRAINED_DIR, packaged_names
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def test_the_packaged_models_are_the_folders_that_hold_a_checkpoint():
+    names = packaged_names()
+    assert DEFAULT_PRETRAINED in names and len(names) >= 2
+    assert all((PRETRAINED_DIR / name / "checkpoint.json").is_file() for name in names)
+
+
+def test_translate_by_model_name_from_the_root_directory():
+    result = subprocess.run(
+        [sys.executable, "-m", "seq2seq_attention", "translate", "--model", "bahdanau-bi", "je suis fatigue ."],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    (line,) = result.stdout.splitlines()
+    assert line.startswith("i ") and line.endswith(" ."), line
+
+
+def test_module_help_lists_every_command():
+    result = subprocess.run(
+        [sys.executable, "-m", "seq2seq_attention", "--help"], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0 and result.stdout.startswith("usage: seq2seq-attention")
+    for command in ("train", "translate", "models", "plot-attention", "export-onnx", "sentiment-train"):
+        assert f"    {command}" in result.stdout, command
+
+
+@pytest.mark.parametrize("name", packaged_names())
+def test_each_model_translates_by_name(name, capsys):
+    assert main(["translate", "--model", name, "il est grand ."]) == 0
+    assert capsys.readouterr().out.strip().startswith("he ")
+
+
+def test_model_and_checkpoint_exclude_each_other_and_an_unknown_name_lists_the_choices(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["translate", "--model", "gru", "--checkpoint", str(tmp_path), "je suis la ."])
+    assert exit_info.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["translate", "--model", "transformer", "je suis la ."])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "invalid choice: 'transformer'" in err
+    assert all(name in err for name in packaged_names())
+
+
+def test_models_lists_each_model_with_the_bleu_its_checkpoint_records(capsys):
+    assert main(["models"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.split()[:3] == ["model", "what", "it"] and "BLEU" in header
+    assert len(rows) == len(packaged_names())
+    for name, row in zip(packaged_names(), rows, strict=True):
+        record = json.loads((PRETRAINED_DIR / name / "checkpoint.json").read_text(encoding="utf-8"))
+        evaluation, config = record["training"]["evaluation"], record["config"]
+        low, high = evaluation["bleu_interval"]
+        assert row.split()[0] == name and (("(default)" in row) is (name == DEFAULT_PRETRAINED))
+        assert f"{evaluation['bleu']:.2f} [{low:.2f}, {high:.2f}]" in row
+        assert f"H={config['hidden_size']}" in row and f"{evaluation['pairs']} pairs" in row
+        assert ("no attention" in row) is (config["decoder"] == "gru")
+        assert ("bidirectional" in row) is bool(config.get("bidirectional"))
