@@ -30,6 +30,7 @@ from .corpus import (
     make_loader,
     split_pairs,
 )
+from .decoders import choose_score
 from .evaluate import Evaluation, evaluate
 from .model import Seq2Seq, build_model
 from .translator import load_translator
