@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -93,7 +94,10 @@ def test_a_swapped_pair_of_letters_in_one_comment_fails_and_names_its_line(
         and {"T", "S"} <= set(_letters(line))
     ]
     assert candidates, "no assignment in the attention package states a (.., T, .., S ..) shape"
-    line = candidates[0]
+    # The line whose function has the most commented lines: there the run outvotes one wrong comment
+    # (in a function of two commented lines a swapped one is a tie, and both lines are named).
+    siblings = Counter(line.function for line in shape_lines(discover()) if line.function)
+    line = max(candidates, key=lambda line: siblings[line.function])
     swapped = re.sub(r"\b[TS]\b", lambda m: "S" if m.group() == "T" else "T", line.comment)
     planted = discover(_planted(tmp_path, line, swapped))
     failures = check(traced, shape_lines(planted)).failures
