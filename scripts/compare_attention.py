@@ -37,6 +37,7 @@ from tqdm.auto import tqdm
 
 from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
+from seq2seq_attention.core.files import write_json
 from seq2seq_attention.core.fonts import label
 from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs
@@ -175,9 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                 models[name] = (loaded.model, loaded.vocabs)
             test_pairs = split_pairs(load_pairs(), document["data"]["split"])[1]
             document["heatmaps"] = draw_heatmaps(models, test_pairs, args)
-            (args.out / "results.json").write_text(
-                json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-            )
+            write_json(args.out / "results.json", document)
         write_tables(args.out, document)
         return 0
     torch.set_num_threads(args.threads)
@@ -230,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             "train_seconds": round(train_seconds, 1),
             "eval_seconds": round(eval_seconds, 1),
             "final_train_loss": round(result.history[-1]["loss"], 4),
-            "final_heldout_loss": round(result.history[-1]["test_loss"], 4),
+            "final_heldout_loss": None if (held_out := result.history[-1]["test_loss"]) is None else round(held_out, 4),
             "bleu": round(scores.bleu, 2),
             "bleu_interval": [round(scores.bleu_low, 2), round(scores.bleu_high, 2)],
             "exact_match": round(scores.exact_match, 4),
@@ -271,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         "runs": runs,
         "heatmaps": heatmaps,
     }
-    (args.out / "results.json").write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_json(args.out / "results.json", document)
     write_tables(args.out, document)
     print(markdown(document))
     return 0

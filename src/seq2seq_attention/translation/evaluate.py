@@ -204,7 +204,7 @@ def t_975(degrees: int) -> float:
 
 
 def seed_interval(values: Sequence[float]) -> tuple[float, float, float]:
-    """(mean, low, high): the mean of `values` (one per seed) and its 95% Student-t interval; nan bounds for one value."""
+    """(mean, low, high): the mean of `values` (one per seed) and its 95% Student-t interval (nan bounds for one)."""
     values = _check_numbers("values", values)
     mean = statistics.fmean(values)
     if len(values) < 2:
