@@ -532,9 +532,7 @@ def final_lines(out: Path) -> list[str]:
         shown = ", ".join(f"{p:.3f}" for p in p_values)
         each = ", ".join(f"{d:+.2f}" for d in differences)
         name = f"{labels[row]} − {SHORT.get(reference, labels[reference])}"
-        lines.append(
-            f"| {name} | {len(differences)} | {each} | {mean:+.2f} | {bounds} | {shown} | {decided.korean} |"
-        )
+        lines.append(f"| {name} | {len(differences)} | {each} | {mean:+.2f} | {bounds} | {shown} | {decided.korean} |")
     return [*lines, "--8<-- [end:final_paired]", ""]
 
 
