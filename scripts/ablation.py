@@ -299,7 +299,7 @@ def _result_problem(document: object, name: str) -> str | None:
     if not isinstance(document, dict):
         return f"expected a JSON object, got {type(document).__name__}"
     row, seed = document.get("row"), document.get("seed")
-    if row not in {*ROWS, *DECODES}:
+    if not isinstance(row, str) or row not in {*ROWS, *DECODES}:
         return f'"row" must name a row of the script, got {row!r}'
     if not isinstance(seed, int) or isinstance(seed, bool) or name != f"{row}-seed{seed}.json":
         return f'"row" and "seed" ({row!r}, {seed!r}) do not match the file name'
