@@ -586,7 +586,9 @@ def check_runs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="ablation.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     runner = commands.add_parser("run", help="train and score the rows that have no result yet")
     runner.add_argument("--rows", nargs="+", choices=[*ROWS, *DECODES], help="rows to run (default: all, in order)")
