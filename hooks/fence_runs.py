@@ -81,7 +81,7 @@ def fence_words(info: str) -> list[str]:
 
 def key_of(chain: list[str]) -> str:
     """The key of a fence whose code, with the fences it continues, is `chain` (first fence first)."""
-    return hashlib.sha256(json.dumps(chain, ensure_ascii=False).encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps(chain, ensure_ascii=False, allow_nan=False).encode()).hexdigest()[:16]
 
 
 _PARSER = MarkdownIt("commonmark")
@@ -241,16 +241,12 @@ def _check_record(path: Path, record: object) -> None:
 
 
 def _short(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False) if _jsonable(value) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _jsonable(value: object) -> bool:
+    """A value as the message shows it: its JSON (or repr), cut to 60 characters."""
     try:
-        json.dumps(value)
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
-        return False
-    return True
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def updated(docs: Path, previous: dict[str, dict[str, dict]], new: dict[str, dict[str, dict]]) -> dict:
@@ -279,7 +275,7 @@ def dumps(record: dict) -> str:
     """The record as JSON with one fence per line (small diffs when a few fences change)."""
 
     def one(value: object) -> str:
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
     pages = ",\n".join(
         f"  {one(page)}: [\n" + ",\n".join(f"   {one(fence)}" for fence in fences) + "\n  ]"

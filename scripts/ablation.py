@@ -382,7 +382,7 @@ def take_claim(path: Path) -> bool:
             return False
         claim = {"pid": os.getpid(), "start": process_start(os.getpid()), "host": socket.gethostname()}
         temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps(claim), encoding="utf-8")
+        temp.write_text(json.dumps(claim, allow_nan=False), encoding="utf-8")
         os.replace(temp, path)
         return True
 

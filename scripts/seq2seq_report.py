@@ -176,7 +176,9 @@ def main(argv: list[str] | None = None) -> None:
         korean.append(f"| {pair.source} | {pair.target} | " + " | ".join(rows[i] for _, rows in packaged) + " |")
     (OUT / "samples.ko.md").write_text("\n".join(korean) + "\n", encoding="utf-8")
     write_reports(metrics)
-    print(json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}))
+    print(
+        json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}, allow_nan=False)
+    )
 
 
 def held_out_losses(history: list[dict]) -> dict:

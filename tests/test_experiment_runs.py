@@ -39,9 +39,10 @@ def test_a_free_run_is_claimed_with_this_process_identity_and_released(tmp_path:
     assert not claim.exists() and ablation.take_claim(claim)
 
 
-@pytest.mark.parametrize(
-    "text", ["", "1234", "{", '{"pid": 1}', "null", json.dumps({"pid": "x", "start": "1", "host": socket.gethostname()})]
-)
+NOT_A_PID = json.dumps({"pid": "x", "start": "1", "host": socket.gethostname()})
+
+
+@pytest.mark.parametrize("text", ["", "1234", "{", '{"pid": 1}', "null", NOT_A_PID])
 def test_an_empty_or_broken_claim_is_stale(tmp_path: Path, text: str):
     """A runner killed before it finished writing its claim left it empty or half written: taken over."""
     claim = tmp_path / "run.claim"
