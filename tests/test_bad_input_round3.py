@@ -410,8 +410,8 @@ def test_messages_say_what_is_wrong_in_words():
         translate(model, VOCABS, [b"je suis"])
     with pytest.raises(InputError, match="got bytes"):
         VOCABS.source.encode(b"je suis")
-    with pytest.raises(InputError, match="U\\+200B ZERO WIDTH SPACE"):
-        translate(model, VOCABS, ["je su\u200bis la ."])
+    # invisible format characters are removed in both tasks (issue 32), not read as a word break
+    assert translate(model, VOCABS, ["je su\u200bis la ."]) == translate(model, VOCABS, ["je suis la ."])
     with pytest.raises(InputError, match="U\\+2060 WORD JOINER"):
         translate(model, VOCABS, ["\u2060"])
 
