@@ -9,8 +9,12 @@ time is distorted on a shared machine) and is scored with greedy BLEU on the dev
 Decoding rows (`DECODES`) re-score the baseline's checkpoints with beam search on the same dev pairs.
 
 Each finished run writes one small JSON under --out (`<row>-seed<n>.json`: the config, seed,
-seconds, epochs and dev scores); a run whose JSON exists is skipped, so the script resumes where
-the committed results stop. Checkpoints go to --checkpoints (scratch, never committed).
+seconds, epochs and dev scores), atomically; a run whose JSON reads back whole is skipped, so the
+script resumes where the committed results stop, and a broken one (truncated, a null score) is
+named and run again. A run in progress holds a claim (`<row>-seed<n>.claim` under --checkpoints:
+pid, process start time, host) so that two processes never train it twice; a claim whose process
+is gone, or whose pid now names another process, is taken over. Checkpoints go to --checkpoints
+(scratch, never committed). The verdicts are `evaluate.verdict`'s (the one rule of every page).
 
 `final` trains the rows of `FINAL`, chosen on the dev rows, on the whole training split with five
 seeds and reads the test split once per run (OUT/final/<row>-seed<n>.json, with the translations,
