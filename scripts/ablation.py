@@ -365,7 +365,8 @@ def _claim_alive(text: str) -> bool:
         return True
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return False
-    return process_start(pid) == start
+    current = process_start(pid)
+    return current is not None and current in (start, "alive")  # "alive": running, but its start time unreadable
 
 
 def take_claim(path: Path) -> bool:

@@ -82,3 +82,17 @@ def test_training_without_held_out_pairs_records_null(tmp_path: Path):
     assert "held-out loss:        -" in lines[-1]
     document = strict((tmp_path / "run" / "checkpoint.json").read_text(encoding="utf-8"))
     assert document["training"]["history"][0]["test_loss"] is None
+
+
+def test_the_report_leaves_out_held_out_losses_it_does_not_have():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("seq2seq_report", ROOT / "scripts" / "seq2seq_report.py")
+    report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report)
+    none = [{"epoch": 1, "loss": 2.0, "test_loss": None}, {"epoch": 2, "loss": 1.5, "test_loss": None}]
+    assert report.held_out_losses(none) == {}
+    some = [{"epoch": 1, "loss": 2.0, "test_loss": 1.2}, {"epoch": 2, "loss": 1.5, "test_loss": 1.4}]
+    assert report.held_out_losses(some) == {"final_test_loss": 1.4, "best_test_loss": 1.2, "best_test_epoch": 1}
+    assert report.loss_cell({}, "best_test_loss") == "-" and report.loss_cell(some[0], "loss") == "2.000"
+    strict(json_text(report.held_out_losses(none)))

@@ -1,4 +1,5 @@
-"""Held-out evaluation: corpus BLEU (sacrebleu) with a bootstrap interval, exact match, paired comparisons."""
+"""The one module for held-out scores: corpus BLEU (sacrebleu) with a bootstrap interval, exact match, paired
+comparisons (`compare`) and the one better / worse / tie rule every script and page uses (`verdict`)."""
 
 import math
 import numbers
