@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 import fence_notebooks
 import fence_runs
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
@@ -98,7 +99,10 @@ def output_blocks(fence: fence_runs.Fence, runs: dict[str, dict[str, dict]]) -> 
 
 def on_config(config: MkDocsConfig) -> None:
     global _runs
-    _runs = fence_runs.load(Path(config.docs_dir) / fence_runs.RECORD_NAME)
+    try:
+        _runs = fence_runs.load(Path(config.docs_dir) / fence_runs.RECORD_NAME)
+    except fence_runs.RecordError as error:  # a malformed record stops the build with its one line
+        raise PluginError(str(error)) from None
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:

@@ -9,8 +9,12 @@ time is distorted on a shared machine) and is scored with greedy BLEU on the dev
 Decoding rows (`DECODES`) re-score the baseline's checkpoints with beam search on the same dev pairs.
 
 Each finished run writes one small JSON under --out (`<row>-seed<n>.json`: the config, seed,
-seconds, epochs and dev scores); a run whose JSON exists is skipped, so the script resumes where
-the committed results stop. Checkpoints go to --checkpoints (scratch, never committed).
+seconds, epochs and dev scores), atomically; a run whose JSON reads back whole is skipped, so the
+script resumes where the committed results stop, and a broken one (truncated, a null score) is
+named and run again. A run in progress holds a claim (`<row>-seed<n>.claim` under --checkpoints:
+pid, process start time, host) so that two processes never train it twice; a claim whose process
+is gone, or whose pid now names another process, is taken over. Checkpoints go to --checkpoints
+(scratch, never committed). The verdicts are `evaluate.verdict`'s (the one rule of every page).
 
 `final` trains the rows of `FINAL`, chosen on the dev rows, on the whole training split with five
 seeds and reads the test split once per run (OUT/final/<row>-seed<n>.json, with the translations,
@@ -22,10 +26,13 @@ so that the table can run the paired bootstrap per seed).
 """
 
 import argparse
+import contextlib
+import fcntl
 import json
 import math
 import os
 import platform
+import socket
 import statistics
 import subprocess
 import sys
@@ -36,8 +43,10 @@ from pathlib import Path
 import torch
 
 from seq2seq_attention.core.checkpoint import load_checkpoint
+from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.core.files import write_json
 from seq2seq_attention.translation.corpus import load_pairs, split_pairs
-from seq2seq_attention.translation.evaluate import Evaluation, compare, evaluate
+from seq2seq_attention.translation.evaluate import Evaluation, Verdict, compare, evaluate, seed_interval, verdict
 from seq2seq_attention.translation.train import TrainConfig, evaluation_record, train
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,8 +139,12 @@ DECODES: dict[str, tuple[str, dict]] = {
 }
 """Decoding rows: beam search on the baseline's checkpoints of the same seeds (no retraining)."""
 
-T_975 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
-"""Student's t quantile 0.975 by number of seeds (n - 1 degrees of freedom), for the 95% interval of a mean."""
+interval = seed_interval
+"""(mean, low, high) over seeds: `evaluate.seed_interval`, the interval `evaluate.verdict` decides with."""
+
+
+class ResultError(Exception):
+    """A result file that cannot be read as a finished run: the one line `table` prints, naming the file."""
 
 
 def recipe() -> dict:
@@ -144,14 +157,6 @@ def run_config(row: str, seed: int, budget: float, eval_split: str = "dev") -> T
     changes = ROWS[row][1]
     measured = {"seed": seed, "time_budget": budget, "budget_clock": "cpu", "eval_split": eval_split}
     return TrainConfig(**{**recipe(), **measured, **changes})
-
-
-def write_json(path: Path, document: dict) -> None:
-    """Write atomically: a temporary file in the same directory, then a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_suffix(".json.tmp")
-    temp.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(temp, path)
 
 
 def code_version() -> str:
@@ -233,51 +238,165 @@ def run(args: argparse.Namespace) -> int:
         args.out = args.out / "final"
     rows = args.rows or ([*FINAL] if final else [*ROWS, *DECODES])
     plan = [(row, seed) for row in rows for seed in args.seeds]
-    todo = [(row, seed) for row, seed in plan if not (args.out / f"{row}-seed{seed}.json").exists()]
 
     def say(line: str) -> None:
         print(f"{time.strftime('%H:%M:%S')} {line}", flush=True)
 
+    todo = [(row, seed) for row, seed in plan if not finished(args.out / f"{row}-seed{seed}.json", say)]
     say(f"{len(plan) - len(todo)} of {len(plan)} runs already have results in {args.out}; {len(todo)} to go")
     for number, (row, seed) in enumerate(todo, start=1):
         claim = args.checkpoints / ("final" if final else "") / f"{row}-seed{seed}.claim"
-        if (args.out / f"{row}-seed{seed}.json").exists() or not take_claim(claim):  # done or running elsewhere
+        if finished(args.out / f"{row}-seed{seed}.json", None):
+            say(f"[{number}/{len(todo)}] {row} seed {seed}: finished by another process meanwhile")
+            continue
+        if not take_claim(claim):
+            say(f"[{number}/{len(todo)}] {row} seed {seed}: running in another live process ({claim}), skipped")
             continue
         say(f"[{number}/{len(todo)}] {row} seed {seed}")
-        if final:
-            train_row(row, seed, args, say, eval_split="test")
-        else:
-            (train_row if row in ROWS else decode_row)(row, seed, args, say)
+        try:
+            if final:
+                train_row(row, seed, args, say, eval_split="test")
+            else:
+                (train_row if row in ROWS else decode_row)(row, seed, args, say)
+        finally:
+            release_claim(claim)
     return 0
 
 
-def take_claim(path: Path) -> bool:
-    """Claim a run for this process (a file holding its pid), so that two processes never train the same run;
-    False when a live process holds it. A claim left by a process that is gone is taken over."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for _ in range(2):
-        try:
-            descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            try:
-                os.kill(int(path.read_text(encoding="utf-8") or 0), 0)
-                return False  # its process is alive
-            except (ProcessLookupError, ValueError, FileNotFoundError):
-                path.unlink(missing_ok=True)  # stale: take it over
-                continue
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(str(os.getpid()))
+def finished(path: Path, say) -> bool:
+    """True when `path` holds a valid result (`read_result`); a broken one is reported (through `say`) and re-run."""
+    if not path.exists():
+        return False
+    try:
+        read_result(path)
+    except ResultError as error:
+        if say is not None:
+            say(f"{error}: running it again")
+        return False
+    return True
+
+
+def read_result(path: Path) -> dict:
+    """One run's JSON, checked: the fields `table` reads, each of the right type, the row and seed its name says.
+
+    Raises:
+        ResultError: one line naming the file and what is wrong (truncated JSON, a null score...).
+    """
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:  # truncated or broken JSON (JSONDecodeError), or bytes that are not UTF-8
+        raise ResultError(f"{path}: not a complete JSON result ({error}); a run stopped while writing it?") from None
+    except OSError as error:
+        raise ResultError(f"{path}: cannot be read ({error.strerror or error})") from None
+    problem = _result_problem(document, path.name)
+    if problem:
+        raise ResultError(f"{path}: {problem}")
+    return document
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _result_problem(document: object, name: str) -> str | None:
+    """What is wrong with a result document, or None."""
+    if not isinstance(document, dict):
+        return f"expected a JSON object, got {type(document).__name__}"
+    row, seed = document.get("row"), document.get("seed")
+    if not isinstance(row, str) or row not in {*ROWS, *DECODES}:
+        return f'"row" must name a row of the script, got {row!r}'
+    if not isinstance(seed, int) or isinstance(seed, bool) or name != f"{row}-seed{seed}.json":
+        return f'"row" and "seed" ({row!r}, {seed!r}) do not match the file name'
+    for key in ("cpu_seconds", "epochs"):
+        if not _number(document.get(key)):
+            return f'"{key}" must be a finite number, got {document.get(key)!r}'
+    split = "test" if "test" in document and "dev" not in document else "dev"
+    scores = document.get(split)
+    if not isinstance(scores, dict):
+        return f'"{split}" must hold the scores (an object with "bleu"), got {scores!r}'
+    if not (_number(scores.get("bleu")) and 0 <= scores["bleu"] <= 100):
+        return f'"{split}"."bleu" must be a number in [0, 100], got {scores.get("bleu")!r}'
+    if split == "test":
+        hypotheses, bounds = scores.get("hypotheses"), scores.get("bleu_interval")
+        if not (isinstance(hypotheses, list) and hypotheses and all(isinstance(h, str) for h in hypotheses)):
+            return '"test"."hypotheses" must be the list of translations'
+        if not (isinstance(bounds, list) and len(bounds) == 2 and all(_number(b) for b in bounds)):
+            return f'"test"."bleu_interval" must be two numbers, got {bounds!r}'
+        for key in ("exact_match", "signature", "split"):
+            if key not in scores:
+                return f'"test" lacks "{key}"'
+    return None
+
+
+def process_start(pid: int) -> str | None:
+    """The identity of a live process: its start time (field 22 of /proc/<pid>/stat), so that a pid number
+    reused by another process does not pass for the runner; ``"alive"`` where /proc is missing; None when gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None if Path("/proc/self/stat").exists() else _signal_check(pid)
+    except OSError:
+        return _signal_check(pid)
+    fields = text.rsplit(")", 1)[-1].split()  # the command name may hold spaces and parentheses
+    return fields[19] if len(fields) > 19 else None
+
+
+def _signal_check(pid: int) -> str | None:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return "alive"
+    return "alive"
+
+
+def _claim_alive(text: str) -> bool:
+    """Whether the claim's process is still the one that wrote it (same host, same pid, same start time).
+
+    An empty, truncated or old-style claim is stale (its writer died before finishing it); a claim
+    made on another host cannot be checked from here and is respected."""
+    try:
+        claim = json.loads(text)
+        pid, start, host = claim["pid"], claim["start"], claim["host"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    if host != socket.gethostname():
         return True
-    return False
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    current = process_start(pid)
+    return current is not None and current in (start, "alive")  # "alive": running, but its start time unreadable
 
 
-def interval(values: list[float]) -> tuple[float, float, float]:
-    """(mean, low, high): the mean and its 95% Student-t interval over seeds (nan bounds for one seed)."""
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, math.nan, math.nan
-    half = T_975[len(values)] * statistics.stdev(values) / math.sqrt(len(values))
-    return mean, mean - half, mean + half
+def take_claim(path: Path) -> bool:
+    """Claim a run for this process, so that two processes never train the same run; False when a live process
+    holds it. The claim names this process (pid, start time, host); a claim whose process is gone, whose pid now
+    belongs to another process, or that is empty or broken, is taken over. The check and the write happen under
+    an exclusive lock (flock on `<claim>.lock`), and the claim is written whole (a temporary file, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = None
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        if text is not None and _claim_alive(text):
+            return False
+        claim = {"pid": os.getpid(), "start": process_start(os.getpid()), "host": socket.gethostname()}
+        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temp.write_text(json.dumps(claim, allow_nan=False), encoding="utf-8")
+        os.replace(temp, path)
+        return True
+
+
+def release_claim(path: Path) -> None:
+    """Remove this process's claim (a claim another process took over stays)."""
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        if json.loads(path.read_text(encoding="utf-8"))["pid"] == os.getpid():
+            path.unlink()
 
 
 def summarize(results: dict[str, list[dict]]) -> dict[str, dict]:
@@ -299,21 +418,15 @@ def summarize(results: dict[str, list[dict]]) -> dict[str, dict]:
     return summary
 
 
-def verdict(row: dict, baseline: dict) -> str:
-    """Korean verdict against the baseline: a tie unless the two 95% intervals are apart."""
-    if len(row["bleus"]) < 3 or len(baseline["bleus"]) < 3:
-        return "시드 부족 (판정 없음)"
-    if row["low"] > baseline["high"]:
-        return "나아짐"
-    if row["high"] < baseline["low"]:
-        return "나빠짐"
-    return "동률 (구간 겹침)"
+def row_verdict(row: dict, reference: dict, p_values: list[float] | None = None) -> Verdict:
+    """`evaluate.verdict` (the one rule) on the seed-paired differences of two summary rows (and their p-values)."""
+    return verdict(paired_differences(row, reference), p_values)
 
 
 def load_results(out: Path) -> dict[str, list[dict]]:
     results: dict[str, list[dict]] = {}
     for path in sorted(out.glob("*-seed*.json")):
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = read_result(path)
         results.setdefault(document["row"], []).append(document)
     for documents in results.values():
         documents.sort(key=lambda d: d["seed"])
@@ -336,7 +449,7 @@ def table_lines(out: Path) -> list[str]:
         bleus = ", ".join(f"{b:.2f}" for b in s["bleus"])
         bounds = "-" if math.isnan(s["low"]) else f"{s['low']:.2f} – {s['high']:.2f}"
         reference = summary.get(reference_of(row))
-        against = "기준" if row in REFERENCE_ROWS else (verdict(s, reference) if reference else "-")
+        against = "기준" if row in REFERENCE_ROWS else (row_verdict(s, reference).korean if reference else "-")
         if row in REFERENCES and reference:
             against += f" ({SHORT[reference_of(row)]} 대비)"
         seconds = f"{s['cpu_seconds']:.0f}" + (" (디코딩만)" if row in DECODES else "")
@@ -389,7 +502,8 @@ def final_lines(out: Path) -> list[str]:
 
     One table per budget: each recipe's test BLEU per seed, mean, spread and 95% interval over
     seeds; then, per seed, the paired bootstrap over the test sentences of the new recipe against
-    the packaged one (`compare`), and the seed-paired differences with their interval.
+    the packaged one (`compare`), the seed-paired differences with their interval, and the verdict
+    (`evaluate.verdict`, from both).
     """
     results = load_results(out)
     summary = summarize(results)
@@ -409,8 +523,8 @@ def final_lines(out: Path) -> list[str]:
         )
     lines += ["--8<-- [end:final]", "", "--8<-- [start:final_paired]"]
     lines += [
-        "| 비교 | 시드 | 평가용 BLEU 차 (시드별) | 평균 차 | 평균 차의 95% 구간 | 짝 부트스트랩 p (시드별) |",
-        "|---|---:|---|---:|---|---|",
+        "| 비교 | 시드 | 평가용 BLEU 차 (시드별) | 평균 차 | 평균 차의 95% 구간 | 짝 부트스트랩 p (시드별) | 판정 |",
+        "|---|---:|---|---:|---|---|---|",
     ]
     for row, reference in FINAL.items():
         if reference is None or row not in summary or reference not in summary:
@@ -418,10 +532,12 @@ def final_lines(out: Path) -> list[str]:
         differences = paired_differences(summary[row], summary[reference])
         mean, low, high = interval(differences)
         bounds = "-" if math.isnan(low) else f"{low:+.2f} – {high:+.2f}"
-        p_values = ", ".join(f"{p:.3f}" for p in seed_p_values(results[reference], results[row]))
+        p_values = seed_p_values(results[reference], results[row])
+        decided = row_verdict(summary[row], summary[reference], p_values)
+        shown = ", ".join(f"{p:.3f}" for p in p_values)
         each = ", ".join(f"{d:+.2f}" for d in differences)
         name = f"{labels[row]} − {SHORT.get(reference, labels[reference])}"
-        lines.append(f"| {name} | {len(differences)} | {each} | {mean:+.2f} | {bounds} | {p_values} |")
+        lines.append(f"| {name} | {len(differences)} | {each} | {mean:+.2f} | {bounds} | {shown} | {decided.korean} |")
     return [*lines, "--8<-- [end:final_paired]", ""]
 
 
@@ -462,8 +578,22 @@ def table(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_runs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Every run's configuration, built before anything trains: a bad seed or budget is one usage line."""
+    rows = args.rows or ([*FINAL] if args.command == "final" else [*ROWS, *DECODES])
+    try:
+        for row in rows:  # a decoding row re-scores the baseline's checkpoints: its settings are the baseline's
+            for seed in args.seeds:
+                run_config(row if row in ROWS else "baseline", seed, args.budget)
+    except InputError as error:
+        option = "--budget" if "time_budget" in str(error) else "--seeds" if "seed" in str(error) else "a setting"
+        parser.error(f"{option}: {error}")
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="ablation.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     runner = commands.add_parser("run", help="train and score the rows that have no result yet")
     runner.add_argument("--rows", nargs="+", choices=[*ROWS, *DECODES], help="rows to run (default: all, in order)")
@@ -486,14 +616,20 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     tables = commands.add_parser("table", help="write results/quality/tables.ko.md from the JSON")
     tables.add_argument("--out", type=Path, default=OUT, help="where the per-run JSON are (default: results/quality)")
     args = parser.parse_args(argv)
-    if args.command in ("run", "final") and not (math.isfinite(args.budget) and args.budget > 0):
-        parser.error(f"--budget must be a positive number of seconds, got {args.budget}")
+    if args.command in ("run", "final"):
+        if not (math.isfinite(args.budget) and args.budget > 0):
+            parser.error(f"--budget must be a positive number of seconds, got {args.budget}")
+        check_runs(parser, args)
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    return table(args) if args.command == "table" else run(args)
+    try:
+        return table(args) if args.command == "table" else run(args)
+    except ResultError as error:  # a broken result file: one line naming it, no traceback
+        print(f"ablation.py: error: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

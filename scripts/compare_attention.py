@@ -37,10 +37,11 @@ from tqdm.auto import tqdm
 
 from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
+from seq2seq_attention.core.files import write_json
 from seq2seq_attention.core.fonts import label
 from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs
-from seq2seq_attention.translation.evaluate import compare, evaluate
+from seq2seq_attention.translation.evaluate import Verdict, compare, evaluate, verdict
 from seq2seq_attention.translation.plotting import plot_attention, save_figure, sentence_attention
 from seq2seq_attention.translation.search import greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, train
@@ -175,9 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                 models[name] = (loaded.model, loaded.vocabs)
             test_pairs = split_pairs(load_pairs(), document["data"]["split"])[1]
             document["heatmaps"] = draw_heatmaps(models, test_pairs, args)
-            (args.out / "results.json").write_text(
-                json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-            )
+            write_json(args.out / "results.json", document)
         write_tables(args.out, document)
         return 0
     torch.set_num_threads(args.threads)
@@ -230,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             "train_seconds": round(train_seconds, 1),
             "eval_seconds": round(eval_seconds, 1),
             "final_train_loss": round(result.history[-1]["loss"], 4),
-            "final_heldout_loss": round(result.history[-1]["test_loss"], 4),
+            "final_heldout_loss": None if (held_out := result.history[-1]["test_loss"]) is None else round(held_out, 4),
             "bleu": round(scores.bleu, 2),
             "bleu_interval": [round(scores.bleu_low, 2), round(scores.bleu_high, 2)],
             "exact_match": round(scores.exact_match, 4),
@@ -271,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         "runs": runs,
         "heatmaps": heatmaps,
     }
-    (args.out / "results.json").write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_json(args.out / "results.json", document)
     write_tables(args.out, document)
     print(markdown(document))
     return 0
@@ -328,11 +327,9 @@ KOREAN_NAMES = {
 
 
 def korean_verdict(row: dict) -> str:
-    if row["significant_seeds"] == row["seeds"] and all(d > 0 for d in row["difference_per_seed"]):
-        return "모든 시드에서 더 높음"
-    if row["significant_seeds"] == row["seeds"] and all(d < 0 for d in row["difference_per_seed"]):
-        return "모든 시드에서 더 낮음"
-    return f"일관된 차이 없음 (유의한 시드 {row['significant_seeds']}/{row['seeds']})"
+    """The comparison's `verdict` in Korean, with the seeds whose paired bootstrap agrees."""
+    decided = seed_verdict(row)
+    return f"{decided.korean} (p < 0.05인 시드 {decided.agreeing_seeds}/{decided.seeds})"
 
 
 def korean(document: dict) -> str:
@@ -352,7 +349,7 @@ def korean(document: dict) -> str:
             f"| {row['train_seconds']:.0f} | {row['bleu']:.2f} ± {row['bleu_std']:.2f} "
             f"| {interval[0]:.1f}–{interval[1]:.1f} | {row['exact_match']:.3f} | {peak} |"
         )
-    lines += ["", "| 기준 | 비교 대상 | 시드별 BLEU 차이 | 시드별 p | 판정 (p < 0.05) |", "|---|---|---|---|---|"]
+    lines += ["", "| 기준 | 비교 대상 | 시드별 BLEU 차이 | 시드별 p | 판정 |", "|---|---|---|---|---|"]
     for row in document.get("comparisons", []):
         differences = ", ".join(f"{d:+.2f}" for d in row["difference_per_seed"])
         p_values = ", ".join(f"{p:.3f}" for p in row["p_value_per_seed"])
@@ -391,13 +388,15 @@ def paired_comparisons(evaluations: dict, seeds: list[int]) -> list[dict]:
     return rows
 
 
-def verdict(row: dict) -> str:
-    """A comparison in words: better or worse in every seed (p < 0.05, same sign), or no consistent difference."""
-    if row["significant_seeds"] == row["seeds"] and all(d > 0 for d in row["difference_per_seed"]):
-        return "better in every seed"
-    if row["significant_seeds"] == row["seeds"] and all(d < 0 for d in row["difference_per_seed"]):
-        return "worse in every seed"
-    return f"no consistent difference (significant in {row['significant_seeds']} of {row['seeds']} seeds)"
+def seed_verdict(row: dict) -> Verdict:
+    """The one rule (`evaluate.verdict`) on a comparison row: its differences and p-values per seed."""
+    return verdict(row["difference_per_seed"], row["p_value_per_seed"])
+
+
+def verdict_text(row: dict) -> str:
+    """A comparison in words: `evaluate.verdict`'s outcome, with the seeds whose paired bootstrap agrees."""
+    decided = seed_verdict(row)
+    return f"{decided.outcome} (p < 0.05 in {decided.agreeing_seeds} of {decided.seeds} seeds)"
 
 
 def markdown(document: dict) -> str:
@@ -433,13 +432,14 @@ def markdown(document: dict) -> str:
         "translations of the distinct held-out sources (1 = all weight on one source word).",
         f"Timings: {document['machine']}.",
         "",
-        "Paired bootstrap resampling (sacrebleu, 1,000 resamples) on each seed; p < 0.05 counts as significant:",
+        "Paired bootstrap resampling (sacrebleu, 1,000 resamples) on each seed; the verdict is `evaluate.verdict`: "
+        "the 95% interval of the mean difference over seeds clear of zero and p < 0.05 on most seeds, else a tie:",
         "",
         "| baseline | system | BLEU difference per seed | p per seed | verdict |",
         "|---|---|---|---|---|",
         *(
             f"| {row['baseline']} | {row['system']} | {', '.join(f'{d:+.2f}' for d in row['difference_per_seed'])} "
-            f"| {', '.join(f'{p:.3f}' for p in row['p_value_per_seed'])} | {verdict(row)} |"
+            f"| {', '.join(f'{p:.3f}' for p in row['p_value_per_seed'])} | {verdict_text(row)} |"
             for row in document.get("comparisons", [])
         ),
         "",

@@ -3,15 +3,19 @@
 Usage (after the training script):
 
     python scripts/seq2seq_report.py
+    python scripts/seq2seq_report.py --tables-only   # rewrite the tables from the committed metrics.json
 
 Writes `results/seq2seq/metrics.json`, `results/seq2seq/README.md`, `results/seq2seq/samples.md`,
-`results/seq2seq/loss_curve.png` and a copy of the figure in `docs/assets/figures/`.
+`results/seq2seq/loss_curve.png` and a copy of the figure in `docs/assets/figures/`. Each comparison's
+verdict is `evaluate.verdict` (one seed: the paired bootstrap p decides).
 """
 
+import argparse
 import json
 import math
 import platform
 import shutil
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -21,10 +25,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
 from seq2seq_attention.core.checkpoint import load_checkpoint  # noqa: E402
+from seq2seq_attention.core.files import write_json  # noqa: E402
 from seq2seq_attention.core.fonts import hangul_font  # noqa: E402
 from seq2seq_attention.core.fonts import label as text_label  # noqa: E402
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs, target_overlap  # noqa: E402
-from seq2seq_attention.translation.evaluate import compare, evaluate  # noqa: E402
+from seq2seq_attention.translation.evaluate import compare, evaluate, verdict  # noqa: E402
 from seq2seq_attention.translation.translator import translate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +61,16 @@ REPORT_COMMAND = "python scripts/seq2seq_report.py"
 EXTRA_SENTENCES = ["je suis fatigue .", "nous sommes en retard .", "elle est tres intelligente ."]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--tables-only",
+        action="store_true",
+        help="rewrite metrics.json's verdicts, README.md, bleu.ko.md and losses.ko.md from the committed metrics.json",
+    )
+    if parser.parse_args(sys.argv[1:] if argv is None else argv).tables_only:
+        write_reports(json.loads((OUT / "metrics.json").read_text(encoding="utf-8")))
+        return
     torch.set_num_threads(1)
     pairs = load_pairs()
     splits = {name: split_pairs(pairs, name) for name in SPLITS}
@@ -99,9 +113,7 @@ def main() -> None:
             "epochs": len(history),
             "train_seconds": round(sum(h["seconds"] for h in history), 1),
             "final_loss": round(history[-1]["loss"], 4),
-            "final_test_loss": round(history[-1]["test_loss"], 4),
-            "best_test_loss": round(min(h["test_loss"] for h in history), 4),
-            "best_test_epoch": min(history, key=lambda h: h["test_loss"])["epoch"],
+            **held_out_losses(history),
             "bleu": round(scores.bleu, 2),
             "bleu_interval": [round(scores.bleu_low, 2), round(scores.bleu_high, 2)],
             "exact_match": round(scores.exact_match, 4),
@@ -152,7 +164,6 @@ def main() -> None:
                 "significant": result.significant,
             }
         )
-    (OUT / "metrics.json").write_text(json.dumps(metrics, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     lines = ["| French | reference | " + " | ".join(name for name, _ in sample_rows) + " |"]
     lines.append("|" + " --- |" * (2 + len(sample_rows)))
     for i, pair in enumerate(samples):
@@ -164,7 +175,36 @@ def main() -> None:
     for i, pair in enumerate(samples):
         korean.append(f"| {pair.source} | {pair.target} | " + " | ".join(rows[i] for _, rows in packaged) + " |")
     (OUT / "samples.ko.md").write_text("\n".join(korean) + "\n", encoding="utf-8")
+    write_reports(metrics)
+    print(
+        json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}, allow_nan=False)
+    )
 
+
+def held_out_losses(history: list[dict]) -> dict:
+    """The last and the best held-out loss of a history (keys left out when no epoch had held-out pairs)."""
+    measured = [h for h in history if h.get("test_loss") is not None]
+    if not measured:
+        return {}
+    best = min(measured, key=lambda h: h["test_loss"])
+    last = history[-1]["test_loss"]
+    return {
+        **({} if last is None else {"final_test_loss": round(last, 4)}),
+        "best_test_loss": round(best["test_loss"], 4),
+        "best_test_epoch": best["epoch"],
+    }
+
+
+def comparison_verdict(row: dict) -> str:
+    """`evaluate.verdict` of one comparison row (one seed: its paired bootstrap p decides)."""
+    return verdict([row["difference"]], [row["p_value"]]).outcome
+
+
+def write_reports(metrics: dict) -> None:
+    """metrics.json (strict JSON, each comparison with its verdict), README.md, bleu.ko.md and losses.ko.md."""
+    for row in metrics["comparisons"]:
+        row["verdict"] = comparison_verdict(row)
+    write_json(OUT / "metrics.json", metrics, indent=2)
     table = [
         "| run | split | command | H | dropout | schedule | label smoothing | epochs | seconds | train loss "
         f"| held-out loss | BLEU (95% interval) | exact match | BLEU, beam {BEAM_SIZE} (95% interval) |",
@@ -177,18 +217,18 @@ def main() -> None:
         table.append(
             f"| {name} | {run['split']} | `{run['train_command']}` | {config['hidden_size']} | {config['dropout']} "
             f"| {config.get('schedule', 'constant')} | {config.get('label_smoothing', 0.0)} | {run['epochs']} "
-            f"| {run['train_seconds']} | {run['final_loss']} | {run['final_test_loss']} "
+            f"| {run['train_seconds']} | {run['final_loss']} | {run.get('final_test_loss', '-')} "
             f"| {run['bleu']} ({low:.1f}–{high:.1f}) | {run['exact_match']} "
             f"| {run[f'bleu_beam{BEAM_SIZE}']} ({beam_low:.1f}–{beam_high:.1f}) |"
         )
     comparison_table = [
-        "| baseline | system | split | BLEU difference | p | significant (p < 0.05) |",
+        "| baseline | system | split | BLEU difference | p | verdict (`evaluate.verdict`) |",
         "|" + " --- |" * 6,
     ]
     for row in metrics["comparisons"]:
         comparison_table.append(
             f"| {row['baseline']} | {row['system']} | {row['split']} | {row['difference']:+.2f} | {row['p_value']:.3f} "
-            f"| {'yes' if row['significant'] else 'no (a tie)'} |"
+            f"| {row['verdict']} |"
         )
     split_lines = [
         f"- `{name}`: {info['train']} training / {info['held_out']} held-out pairs; {info['target_overlap']:.1%} "
@@ -231,7 +271,6 @@ are not committed).
     (OUT / "README.md").write_text(readme, encoding="utf-8")
     (OUT / "bleu.ko.md").write_text(korean_tables(metrics), encoding="utf-8")
     (OUT / "losses.ko.md").write_text(korean_losses(metrics), encoding="utf-8")
-    print(json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}))
 
 
 KOREAN_NAMES = {
@@ -258,6 +297,11 @@ def smoothing_floor(label_smoothing: float, vocabulary: int) -> float:
     return -on * math.log(on) - (vocabulary - 1) * off * math.log(off)
 
 
+def loss_cell(run: dict, key: str) -> str:
+    """A held-out loss to 3 decimals, or "-" where the run had no held-out pairs (the key is left out)."""
+    return f"{run[key]:.3f}" if key in run else "-"
+
+
 def korean_losses(metrics: dict) -> str:
     """The loss table of the training page, in Korean."""
     lines = [
@@ -269,7 +313,8 @@ def korean_losses(metrics: dict) -> str:
         floor = smoothing_floor(config.get("label_smoothing", 0.0), run["target_vocabulary"])
         lines.append(
             f"| {KOREAN_LABELS[name]} | `{run['split']}` | {run['epochs']} | {run['final_loss']:.3f} | {floor:.3f} "
-            f"| {run['best_test_loss']:.3f} ({run['best_test_epoch']}) | {run['final_test_loss']:.3f} |"
+            f"| {loss_cell(run, 'best_test_loss')} ({run.get('best_test_epoch', '-')}) "
+            f"| {loss_cell(run, 'final_test_loss')} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -288,13 +333,13 @@ def korean_tables(metrics: dict) -> str:
             f"| {run['bleu']:.2f} ({low:.1f}–{high:.1f}) "
             f"| {run[f'bleu_beam{BEAM_SIZE}']:.2f} ({beam_low:.1f}–{beam_high:.1f}) | {run['exact_match']:.1%} |"
         )
-    lines += ["", "| 기준 | 비교 대상 | 분할 | BLEU 차이 | p | 판정 (p < 0.05) |", "|---|---|---|---:|---:|---|"]
+    lines += ["", "| 기준 | 비교 대상 | 분할 | BLEU 차이 | p | 판정 |", "|---|---|---|---:|---:|---|"]
     for row in metrics["comparisons"]:
-        verdict = "유의한 차이" if row["significant"] else "무승부 (구별할 수 없음)"
+        decided = verdict([row["difference"]], [row["p_value"]]).korean
         baseline = row["baseline"].replace("(greedy)", "(탐욕적)")
         system = row["system"].replace("(greedy)", "(탐욕적)").replace("(beam", "(빔")
         difference, p_value = f"{row['difference']:+.2f}", f"{row['p_value']:.3f}"
-        lines.append(f"| {baseline} | {system} | `{row['split']}` | {difference} | {p_value} | {verdict} |")
+        lines.append(f"| {baseline} | {system} | `{row['split']}` | {difference} | {p_value} | {decided} |")
     return "\n".join(lines) + "\n"
 
 

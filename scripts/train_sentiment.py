@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
+from seq2seq_attention.core.files import write_json
 from seq2seq_attention.sentiment.classifier import CLASSIFIER_KINDS
 from seq2seq_attention.sentiment.figures import attention_figure
 from seq2seq_attention.sentiment.train import SentimentConfig, run_training
@@ -117,7 +118,7 @@ def main() -> int:
         "runs": runs,
         "figures": figures,
     }
-    (args.out / "accuracy.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_json(args.out / "accuracy.json", summary)
     write_tables(args.out, summary)
     log(f"done in {total:.0f} s")
     log_file.close()

@@ -73,10 +73,13 @@ def test_summary_is_the_mean_over_seeds_and_the_table_says_so(compare):
     assert "BLEU per seed: gru 45.00, 46.00; luong 47.00, 49.00." in table
 
 
-def test_verdicts_follow_every_seed(compare):
-    row = {"significant_seeds": 3, "seeds": 3, "difference_per_seed": [1.0, 2.0, 0.5]}
-    assert compare.verdict(row) == "better in every seed" and compare.korean_verdict(row) == "모든 시드에서 더 높음"
-    mixed = {"significant_seeds": 3, "seeds": 3, "difference_per_seed": [1.0, -2.0, 0.5]}
-    assert compare.verdict(mixed).startswith("no consistent difference")
-    two = {"significant_seeds": 2, "seeds": 3, "difference_per_seed": [1.0, 2.0, 0.5]}
-    assert "2/3" in compare.korean_verdict(two)
+def test_verdicts_are_the_one_rule(compare):
+    row = {"difference_per_seed": [1.0, 2.0, 1.5], "p_value_per_seed": [0.01, 0.001, 0.02]}
+    assert compare.verdict_text(row) == "better (p < 0.05 in 3 of 3 seeds)"
+    assert compare.korean_verdict(row) == "나아짐 (p < 0.05인 시드 3/3)"
+    mixed = {"difference_per_seed": [1.0, -2.0, 0.5], "p_value_per_seed": [0.01, 0.01, 0.01]}
+    assert compare.verdict_text(mixed).startswith("tie")
+    two = {"difference_per_seed": [1.0, 2.0, 1.5], "p_value_per_seed": [0.01, 0.3, 0.02]}
+    assert compare.verdict_text(two).startswith("better") and "2/3" in compare.korean_verdict(two)
+    one = {"difference_per_seed": [1.0, 2.0, 1.5], "p_value_per_seed": [0.01, 0.3, 0.2]}
+    assert compare.korean_verdict(one).startswith("동률")

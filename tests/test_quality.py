@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from seq2seq_attention.translation.evaluate import t_975
 from seq2seq_attention.translation.train import TrainConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +51,7 @@ def test_committed_results_are_small_dev_runs_that_change_one_thing():
 def test_interval_is_the_t_interval_of_the_mean(values: list[float]):
     mean, low, high = ablation.interval(values)
     assert mean == pytest.approx(statistics.fmean(values))
-    half = ablation.T_975[len(values)] * statistics.stdev(values) / math.sqrt(len(values))
+    half = t_975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
     assert low == pytest.approx(mean - half, abs=1e-9) and high == pytest.approx(mean + half, abs=1e-9)
     assert low <= mean <= high
 
@@ -68,12 +69,12 @@ def row(bleus: list[float], seeds: list[int] | None = None) -> dict:
     return ablation.summarize({"r": documents})["r"]
 
 
-def test_verdict_calls_overlapping_intervals_a_tie():
+def test_row_verdict_is_the_one_rule_on_seed_paired_differences():
     baseline = row([30.0, 31.0, 32.0])
-    assert ablation.verdict(row([31.5, 32.5, 33.5]), baseline) == "동률 (구간 겹침)"
-    assert ablation.verdict(row([40.0, 40.5, 41.0]), baseline) == "나아짐"
-    assert ablation.verdict(row([20.0, 20.5, 21.0]), baseline) == "나빠짐"
-    assert ablation.verdict(row([40.0, 41.0]), baseline) == "시드 부족 (판정 없음)"
+    assert ablation.row_verdict(row([31.5, 30.0, 33.5]), baseline).korean == "동률"  # +1.5, -1, +1.5: holds 0
+    assert ablation.row_verdict(row([31.5, 32.5, 33.5]), baseline).korean == "나아짐"  # +1.5 every seed
+    assert ablation.row_verdict(row([20.0, 20.5, 21.0]), baseline).korean == "나빠짐"
+    assert ablation.row_verdict(row([40.0]), baseline).korean == "동률"  # one seed, no paired test: no evidence
 
 
 def test_paired_differences_match_seeds():
@@ -85,10 +86,14 @@ def test_paired_differences_match_seeds():
 def test_run_resumes_where_the_results_stop(tmp_path: Path, monkeypatch, capsys):
     done = tmp_path / "out" / "baseline-seed0.json"
     done.parent.mkdir()
-    done.write_text("{}")
+    result = {"row": "baseline", "seed": 0, "cpu_seconds": 1.0, "epochs": 1, "dev": {"bleu": 30.0}}
+    done.write_text(json.dumps(result))
     trained = []
     monkeypatch.setattr(ablation, "train_row", lambda row, seed, args, say: trained.append((row, seed)))
-    args = ablation.parse_args(["run", "--rows", "baseline", "--seeds", "0", "1", "--out", str(tmp_path / "out")])
+    args = ablation.parse_args(
+        ["run", "--rows", "baseline", "--seeds", "0", "1", "--out", str(tmp_path / "out")]
+        + ["--checkpoints", str(tmp_path / "scratch")]
+    )
     assert ablation.run(args) == 0
     assert trained == [("baseline", 1)]
     assert "1 of 2 runs already have results" in capsys.readouterr().out

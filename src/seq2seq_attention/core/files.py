@@ -13,8 +13,9 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .errors import InputError
@@ -115,15 +116,16 @@ def staged_writes(*destinations: Path) -> Iterator[list[Path]]:
     is flushed to disk (in the given order) and renamed over its destination (in the given order,
     so the last one, e.g. a checkpoint's JSON, lands last). Any failure, in the block, a flush or
     a rename, removes what was staged and puts back every file already replaced: the disk is left
-    as it was, folders created for the write included.
+    as it was, folders created for the write included, and no staging folder stays behind (one
+    in a folder made read-only meanwhile is removed by lending the folder its owner's write
+    permission for that one removal).
 
     Raises:
-        InputError: a destination is a directory.
+        InputError: a destination is a directory, or one destination is named twice (checked
+            before anything on disk is touched).
     """
     destinations = tuple(Path(d) for d in destinations)
-    for destination in destinations:
-        if destination.is_dir():
-            raise InputError(f"{str(destination)!r} is a directory where a file should be written")
+    _check_destinations(destinations)
     created: list[Path] = []
     stages: dict[Path, Path] = {}
     try:
@@ -139,14 +141,62 @@ def staged_writes(*destinations: Path) -> Iterator[list[Path]]:
             _sync(path)
         _commit(destinations, staged)
     except BaseException:
-        for stage in stages.values():
-            shutil.rmtree(stage, ignore_errors=True)
+        _remove_stages(stages.values())
         for folder in created:  # deepest first; only the folders this write made, and only if empty
             with contextlib.suppress(OSError):
                 folder.rmdir()
         raise
-    for stage in stages.values():
+    _remove_stages(stages.values())
+
+
+def _check_destinations(destinations: tuple[Path, ...]) -> None:
+    """Refuse a directory, and a destination named twice (as written or once resolved), before any write."""
+    seen: dict[str, Path] = {}
+    for destination in destinations:
+        if destination.is_dir():
+            raise InputError(f"{str(destination)!r} is a directory where a file should be written")
+        key = os.path.normcase(os.path.realpath(destination))
+        if key in seen:
+            raise InputError(
+                f"{str(destination)!r} is named twice among the files to write (also as {str(seen[key])!r}): "
+                "each destination must be a different file"
+            )
+        seen[key] = destination
+
+
+def _remove_stages(stages: Iterable[Path]) -> None:
+    """Remove each staging folder; where its parent lost its write permission, lend it back for the removal."""
+    for stage in stages:
         shutil.rmtree(stage, ignore_errors=True)
+        if not (stage.exists() or stage.is_symlink()):
+            continue
+        parent = stage.parent
+        with contextlib.suppress(OSError):
+            mode = parent.stat().st_mode
+            os.chmod(parent, mode | stat.S_IWUSR | stat.S_IXUSR)
+            try:
+                shutil.rmtree(stage, ignore_errors=True)
+            finally:
+                os.chmod(parent, stat.S_IMODE(mode))
+
+
+def json_text(document: object, *, indent: int | None = 1) -> str:
+    """`document` as strict JSON text (UTF-8 kept, a final newline): NaN and Infinity are refused, not written.
+
+    Every JSON file the package and its scripts write goes through this (or `json.dumps` with
+    ``allow_nan=False``), so any strict parser reads it. A missing number is written as null.
+
+    Raises:
+        ValueError: `document` holds NaN or an infinity (a bug to fix where the number was made).
+    """
+    return json.dumps(document, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_json(path: Path, document: object, *, indent: int | None = 1) -> None:
+    """Write `document` to `path` as strict JSON (`json_text`), atomically (`staged_writes`)."""
+    text = json_text(document, indent=indent)
+    with staged_writes(Path(path)) as (staged,):
+        staged.write_text(text, encoding="utf-8")
 
 
 def _commit(destinations: tuple[Path, ...], staged: list[Path]) -> None:

@@ -6,6 +6,7 @@ shipped in `corpora/sentiment/`: 1,000 sentences each from IMDB, Amazon and Yelp
 """
 
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -14,9 +15,9 @@ from pathlib import Path
 import torch
 
 from ..core.batching import Batch, collate
-from ..core.errors import InputError
+from ..core.errors import InputError, echo
 from ..core.split import checksum_split
-from ..core.tokens import UNK_IDX
+from ..core.tokens import DROPPED_CATEGORIES, UNK_IDX
 from ..core.vocabulary import Vocabulary
 
 SOURCES: dict[str, str] = {
@@ -79,12 +80,18 @@ def load_sentences(sources: Sequence[str] = ("imdb",), root: Path | None = None)
 def tokenize(text: str) -> list[str]:
     """Lower-case words (with an apostrophe suffix such as ``n't`` or ``'s``), ``!`` and ``?``.
 
-    Other punctuation is dropped; U+0085 and any other non-word character separates words.
+    Normalised as the translation side does (`translation.corpus.unicode_to_ascii`): decomposed
+    (NFD), without accents and invisible format characters (`DROPPED_CATEGORIES`), so "cliché
+    naïve" gives ``cliche``, ``naive`` typed composed (NFC) or decomposed, and "go\u200dod" gives
+    ``good``. Other punctuation is dropped; U+0085 and any other non-word character separates words.
     """
     if not isinstance(text, str):
         hint = "; decode it first" if isinstance(text, bytes) else ""
         raise InputError(f"text must be a string, got {type(text).__name__}{hint}")
-    return _TOKEN.findall(text.lower())
+    if any("\udc80" <= c <= "\udcff" for c in text):
+        raise InputError(f"text is not valid UTF-8 (undecodable bytes escaped as surrogates): {echo(text)}")
+    folded = unicodedata.normalize("NFD", text.lower())
+    return _TOKEN.findall("".join(c for c in folded if unicodedata.category(c) not in DROPPED_CATEGORIES))
 
 
 # --8<-- [start:split]

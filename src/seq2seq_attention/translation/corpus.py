@@ -22,6 +22,7 @@ from ..core.batching import BucketBatchSampler, collate
 from ..core.checks import is_int
 from ..core.errors import InputError, echo
 from ..core.split import checksum_split
+from ..core.tokens import DROPPED_CATEGORIES
 from ..core.vocabulary import Vocabularies, Vocabulary
 
 CORPUS_PATH = Path(__file__).resolve().parent.parent / "corpora" / "eng-fra.txt.xz"
@@ -56,10 +57,10 @@ class Pair(NamedTuple):
 
 # --8<-- [start:normalize]
 def unicode_to_ascii(s: str) -> str:
-    """Drop accents: decompose (NFD) and remove the combining marks (category Mn)."""
+    """Drop accents and invisible characters: decompose (NFD), remove combining marks and format characters."""
     if s.isascii():
         return s  # nothing to decompose: the same result, faster
-    return "".join(c for c in unicodedata.normalize("NFD", s) if unicodedata.category(c) != "Mn")
+    return "".join(c for c in unicodedata.normalize("NFD", s) if unicodedata.category(c) not in DROPPED_CATEGORIES)
 
 
 def normalize_string(s: str) -> str:

@@ -3,6 +3,7 @@
 The run's settings (`TrainConfig`) live in `config.py`, the loader of a trained translator in `translator.py`.
 """
 
+import functools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -71,7 +72,8 @@ class TrainResult:
         model: the trained model (in eval mode).
         vocabs: its vocabularies (from the training split).
         history: one dict per finished epoch: ``epoch``, ``loss`` (training, per target
-            token), ``test_loss`` (held-out: the pairs of `eval_split`, teacher forced), ``seconds``.
+            token), ``test_loss`` (held-out: the pairs of `eval_split`, teacher forced; None when there are
+            none, so the history stays strict JSON), ``seconds``.
         stopped_by_budget: True when the time budget ended the run early.
         evaluation: the held-out BLEU and exact match (`evaluation_record`), when measured.
     """
@@ -110,6 +112,21 @@ def train_step(
 # --8<-- [end:train_step]
 
 
+def _check_initialize(function: Callable[[nn.Module, str], None]) -> Callable[[nn.Module, str], None]:
+    """`initialize`'s boundary: refuse an initialisation it does not know (a wrong name must not pass as PyTorch's)."""
+
+    @functools.wraps(function)
+    def checked(model: nn.Module, init: str) -> None:
+        if not isinstance(model, nn.Module):
+            raise InputError(f"initialize needs a torch.nn.Module, got {type(model).__name__}")
+        if not isinstance(init, str) or init not in INITIALIZATIONS:
+            raise InputError(f"init must be one of {', '.join(INITIALIZATIONS)}, got {init!r}")
+        function(model, init)
+
+    return checked
+
+
+@_check_initialize
 # --8<-- [start:initialize]
 @torch.no_grad()
 def initialize(model: nn.Module, init: str) -> None:
@@ -357,12 +374,13 @@ def _train_epochs(
         )
         if not math.isfinite(loss):
             raise InputError(f"the loss became {loss} in epoch {epoch}; lower the learning rate")
-        test_loss = mean_loss(run.model, run.test_set, device) if run.test_set is not None else float("nan")
+        test_loss = mean_loss(run.model, run.test_set, device) if run.test_set is not None else None  # no pairs: null
         seconds = budget.end_epoch(tic)
         run.history.append(
             {"epoch": epoch, "loss": loss, "test_loss": test_loss, "seconds": seconds, "teacher_forcing_ratio": ratio}
         )
-        log(f"| epoch: {epoch:3d} | time: {seconds:5.1f} sec | loss: {loss:8.4f} | held-out loss: {test_loss:8.4f}")
+        held_out = "       -" if test_loss is None else f"{test_loss:8.4f}"
+        log(f"| epoch: {epoch:3d} | time: {seconds:5.1f} sec | loss: {loss:8.4f} | held-out loss: {held_out}")
         if directory is not None:
             _save(directory, config, run)
     return False

@@ -1,0 +1,132 @@
+"""core.files.staged_writes: duplicate destinations refused before anything is touched, no staging left behind."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from seq2seq_attention.core import files
+from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.core.files import STAGING_PREFIX, staged_writes
+
+NAMES = st.sampled_from(["a.json", "b.bin", "c.txt", "sub/a.json", "sub/deeper/d.txt"])
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path under `root` with its bytes (None for a folder)."""
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob("*"))}
+
+
+def no_staging(root: Path) -> bool:
+    return not any(p.name.startswith(STAGING_PREFIX) or p.name.startswith(".old-") for p in root.rglob("*"))
+
+
+def spelled(root: Path, name: str, how: int) -> Path:
+    """One destination, written three ways: plainly, through a `..`, and through `.`."""
+    path = root / name
+    return [path, path.parent / ".." / path.parent.name / path.name, path.parent / "." / path.name][how]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=st.lists(NAMES, min_size=1, max_size=4), twice=st.integers(0, 3), how=st.integers(0, 2), old=st.booleans())
+def test_a_destination_named_twice_is_refused_before_anything_is_touched(tmp_path_factory, names, twice, how, old):
+    root = tmp_path_factory.mktemp("dup")
+    (root / "sub").mkdir()  # so that the `..` spelling resolves
+    if old:
+        for name in names:
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text("old " + name)
+    before = snapshot(root)
+    duplicate = names[twice % len(names)]
+    destinations = [root / n for n in names] + [spelled(root, duplicate, how)]
+    with pytest.raises(InputError, match="is named twice among the files to write"):
+        with staged_writes(*destinations) as staged:
+            for path in staged:
+                path.write_text("new")
+    assert snapshot(root) == before
+
+
+def test_the_issue_example_keeps_the_original(tmp_path: Path):
+    original = tmp_path / "f.json"
+    original.write_text("keep me")
+    with pytest.raises(InputError, match="named twice"):
+        with staged_writes(original, original) as staged:
+            staged[0].write_text("new")
+    assert original.read_text() == "keep me" and [p.name for p in tmp_path.iterdir()] == ["f.json"]
+
+
+class Boom(Exception):
+    pass
+
+
+@pytest.mark.parametrize("where", ["block", "unwritten", "sync", "second rename", "first rename"])
+def test_every_failure_leaves_the_old_files_and_no_staging(tmp_path: Path, monkeypatch, where: str):
+    first, second = tmp_path / "one.json", tmp_path / "new" / "two.json"
+    first.write_text("old one")
+    before = snapshot(tmp_path)
+    if where == "sync":
+        monkeypatch.setattr(files, "_sync", lambda path: (_ for _ in ()).throw(Boom()))
+    if where.endswith("rename"):
+        real, calls = os.replace, []
+
+        def replace(source, target):
+            calls.append(target)
+            if (where == "first rename" and len(calls) == 1) or (where == "second rename" and len(calls) == 3):
+                raise Boom()
+            return real(source, target)
+
+        monkeypatch.setattr(files.os, "replace", replace)
+    with pytest.raises((Boom, RuntimeError)):
+        with staged_writes(first, second) as staged:
+            if where == "block":
+                raise Boom()
+            staged[0].write_text("new one")
+            if where != "unwritten":
+                staged[1].write_text("new two")
+    monkeypatch.undo()
+    assert snapshot(tmp_path) == before and no_staging(tmp_path)
+
+
+def test_a_staging_folder_in_a_folder_made_read_only_is_still_removed(tmp_path: Path, monkeypatch):
+    """The first removal fails as it does when the parent lost its write permission; the folder's owner lends it
+    back for the one removal, and the folder's mode is restored."""
+    folder = tmp_path / "out"
+    folder.mkdir(mode=0o755)
+    (folder / "kept.txt").write_text("old")
+    real, failures = shutil.rmtree, []
+
+    def rmtree(path, ignore_errors=False):
+        if not failures and Path(path).name.startswith(STAGING_PREFIX):
+            failures.append(path)
+            for child in Path(path).iterdir():
+                child.unlink()
+            return None  # the stage emptied, the folder itself not removable (as in a read-only parent)
+        return real(path, ignore_errors=ignore_errors)
+
+    monkeypatch.setattr(files.shutil, "rmtree", rmtree)
+    with pytest.raises(Boom):
+        with staged_writes(folder / "kept.txt") as (staged,):
+            staged.write_text("new")
+            raise Boom()
+    assert failures and no_staging(folder) and (folder / "kept.txt").read_text() == "old"
+    assert (folder.stat().st_mode & 0o777) == 0o755
+
+
+def test_a_directory_destination_is_refused(tmp_path: Path):
+    with pytest.raises(InputError, match="is a directory where a file should be written"):
+        with staged_writes(tmp_path):
+            pass
+    assert no_staging(tmp_path)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=st.lists(NAMES, min_size=1, max_size=4, unique=True))
+def test_distinct_destinations_all_land(tmp_path_factory, names):
+    root = tmp_path_factory.mktemp("ok")
+    with staged_writes(*(root / n for n in names)) as staged:
+        for path, name in zip(staged, names, strict=True):
+            path.write_text(name)
+    assert all((root / n).read_text() == n for n in names) and no_staging(root)

@@ -1,0 +1,190 @@
+"""The statistics behind every comparison: `compare` (paired bootstrap) in each degenerate case, and `verdict`."""
+
+import math
+import random
+import statistics
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sacrebleu.metrics import BLEU
+from sacrebleu.significance import PairedTest
+
+from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.translation.evaluate import (
+    ALPHA,
+    BOOTSTRAP_SAMPLES,
+    Evaluation,
+    compare,
+    resampled_bleu,
+    seed_interval,
+    t_975,
+    verdict,
+)
+
+WORDS = ["i", "am", "he", "is", "tall", "here", "tired", "."]
+SENTENCE = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
+SMALLEST_P = 1 / (BOOTSTRAP_SAMPLES + 1)
+
+
+def evaluation(hypotheses: list[str], references: list[str]) -> Evaluation:
+    return Evaluation(0.0, 0.0, 0.0, 0.0, "", None, list(references), list(references), list(hypotheses))
+
+
+# compare: the degenerate cases -------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(hypotheses=st.lists(SENTENCE, min_size=1, max_size=8), references=st.lists(SENTENCE, min_size=1, max_size=8))
+def test_identical_systems_are_a_tie_with_p_1(hypotheses, references):
+    n = min(len(hypotheses), len(references))
+    same = evaluation(hypotheses[:n], references[:n])
+    result = compare(same, same)
+    assert (result.difference, result.p_value, result.significant) == (0, 1.0, False)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(2, 25), words=st.integers(4, 7))  # BLEU needs 4-grams
+def test_right_everywhere_against_wrong_everywhere_is_the_strongest_evidence(n, words):
+    """Distinct sentences, one system perfect and the other wrong on each: every resample gives 100 against 0."""
+    references = [" ".join(f"w{i}x{j}" for j in range(words)) for i in range(n)]
+    wrong = [" ".join(f"z{i}y{j}" for j in range(words)) for i in range(n)]
+    better = compare(evaluation(wrong, references), evaluation(references, references))
+    worse = compare(evaluation(references, references), evaluation(wrong, references))
+    assert better.difference == pytest.approx(100) and worse.difference == pytest.approx(-100)
+    for result in (better, worse):
+        assert result.p_value == SMALLEST_P and result.significant
+
+
+@settings(max_examples=30, deadline=None)
+@given(first=SENTENCE, second=SENTENCE, reference=SENTENCE, n=st.integers(2, 12))
+def test_a_constant_non_zero_difference_is_significant(first, second, reference, n):
+    """n copies of one sentence: no resample moves the difference; non-zero, it is p = 1/(N+1), else a tie."""
+    result = compare(evaluation([first] * n, [reference] * n), evaluation([second] * n, [reference] * n))
+    if result.difference == 0:
+        assert (result.p_value, result.significant) == (1.0, False)
+    else:
+        assert (result.p_value, result.significant) == (SMALLEST_P, True)
+
+
+@settings(max_examples=30, deadline=None)
+@given(first=SENTENCE, second=SENTENCE, reference=SENTENCE)
+def test_one_sentence_is_a_tie_whatever_the_difference(first, second, reference):
+    result = compare(evaluation([first], [reference]), evaluation([second], [reference]))
+    assert (result.p_value, result.significant) == (1.0, False)
+
+
+@settings(max_examples=20, deadline=None)
+@given(references=st.lists(SENTENCE, min_size=1, max_size=10), other=st.lists(SENTENCE, min_size=10, max_size=10))
+def test_all_empty_hypotheses(references, other):
+    """Two all-empty outputs tie (BLEU 0 and 0); all-empty against real output is an ordinary comparison."""
+    n = len(references)
+    empty = evaluation([""] * n, references)
+    both = compare(empty, evaluation([""] * n, references))
+    assert (both.baseline, both.system, both.p_value, both.significant) == (0, 0, 1.0, False)
+    result = compare(empty, evaluation(other[:n], references))
+    assert result.baseline == 0 and result.difference == result.system >= 0
+    assert 0 < result.p_value <= 1 and result.significant == (result.p_value < ALPHA)
+    if result.difference == 0 or n == 1:
+        assert result.p_value == 1.0
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_elsewhere_the_p_value_is_sacrebleus(seed):
+    """Where a difference exists and there are several sentences, p is sacrebleu's PairedTest p."""
+    rng = random.Random(seed)
+    references = [" ".join(rng.choices(WORDS, k=rng.randint(2, 6))) for _ in range(rng.randint(2, 30))]
+    systems = [[r if rng.random() < 0.5 else " ".join(rng.choices(WORDS, k=4)) for r in references] for _ in "ab"]
+    mine = compare(evaluation(systems[0], references), evaluation(systems[1], references))
+    test = PairedTest([("a", systems[0]), ("b", systems[1])], {"BLEU": BLEU(force=True)}, [references], "bs", 1000)
+    baseline, system = test()[1]["BLEU"]
+    assert mine.difference == pytest.approx(system.score - baseline.score)
+    if mine.difference != 0:
+        assert mine.p_value == system.p_value
+    differences = resampled_bleu(systems[1], references) - resampled_bleu(systems[0], references)
+    if np.ptp(np.abs(differences)) == 0 and mine.difference != 0:  # the constant case: sacrebleu agrees here
+        assert mine.p_value == SMALLEST_P
+
+
+# verdict: the one rule -----------------------------------------------------------------------------
+
+DIFFERENCE = st.floats(-50, 50, allow_nan=False)
+
+
+@given(st.lists(st.floats(0, 100), min_size=2, max_size=40))
+def test_seed_interval_is_the_t_interval_of_the_mean(values):
+    mean, low, high = seed_interval(values)
+    half = t_975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    assert mean == pytest.approx(statistics.fmean(values))
+    assert low == pytest.approx(mean - half, abs=1e-9) and high == pytest.approx(mean + half, abs=1e-9)
+
+
+def test_t_quantiles_beyond_the_table_continue_it():
+    assert t_975(1) == 12.706 and t_975(30) == 2.042
+    assert 2.0 < t_975(40) < 2.042 and t_975(10**6) == pytest.approx(1.96, abs=1e-3)
+    assert t_975(60) == pytest.approx(2.000, abs=1e-3) and t_975(120) == pytest.approx(1.980, abs=1e-3)
+
+
+@given(st.lists(DIFFERENCE, min_size=2, max_size=10))
+def test_over_seeds_the_interval_decides(differences):
+    decided = verdict(differences)
+    _, low, high = seed_interval(differences)
+    expected = "better" if low > 0 else "worse" if high < 0 else "tie"
+    assert decided.outcome == expected and (decided.low, decided.high) == (low, high)
+
+
+@given(st.lists(st.tuples(DIFFERENCE, st.floats(0, 1)), min_size=1, max_size=10))
+def test_with_p_values_both_kinds_of_evidence_must_agree(rows):
+    differences, p_values = [d for d, _ in rows], [p for _, p in rows]
+    decided = verdict(differences, p_values)
+    mean, low, high = seed_interval(differences)
+    sign = (mean > 0) - (mean < 0)
+    agreeing = sum(p < ALPHA and d * sign > 0 for d, p in rows)
+    evidence = [2 * agreeing > len(rows)] + ([low > 0 if sign > 0 else high < 0] if len(rows) > 1 else [])
+    expected = "tie" if sign == 0 or not all(evidence) else ("better" if sign > 0 else "worse")
+    assert decided.outcome == expected and decided.agreeing_seeds == agreeing
+    assert decided.korean == {"better": "나아짐", "worse": "나빠짐", "tie": "동률"}[expected]
+
+
+@given(DIFFERENCE)
+def test_one_seed_without_a_test_is_a_tie(difference):
+    decided = verdict([difference])
+    assert decided.outcome == "tie" and decided.low is None and "nothing measures the noise" in decided.reason
+
+
+@given(DIFFERENCE, st.floats(0, 1))
+def test_one_seed_with_a_paired_test_decides_by_its_p(difference, p_value):
+    decided = verdict([difference], [p_value])
+    if difference != 0 and p_value < ALPHA:
+        assert decided.outcome == ("better" if difference > 0 else "worse")
+    else:
+        assert decided.outcome == "tie"
+
+
+def test_the_committed_comparisons_keep_their_verdicts():
+    """The attention page's three seeds (results/attention/results.json) and two borderline cases."""
+    assert verdict([3.02, 4.86, 2.43], [0.026, 0.001, 0.048]).outcome == "better"
+    assert verdict([1.44, 4.45, 3.54], [0.1239, 0.003, 0.005]).outcome == "tie"  # 2 of 3, interval holds 0
+    assert verdict([7.20, 9.19, 1.12, 6.84, 7.17], [0.001, 0.001, 0.147, 0.001, 0.001]).outcome == "better"
+    assert verdict([2.0, 2.0, 2.0], [0.2, 0.3, 0.01]).outcome == "tie"  # the seeds agree, the sentences do not
+
+
+@pytest.mark.parametrize(
+    ("differences", "p_values", "message"),
+    [
+        ([], None, "differences must be a non-empty list"),
+        ("1.0", None, "differences must be a non-empty list"),
+        ([1.0, math.nan], None, r"differences\[1\] must be a finite number"),
+        ([1.0, math.inf], None, r"differences\[1\] must be a finite number"),
+        ([True, 1.0], None, r"differences\[0\] must be a finite number"),
+        ([1.0, None], None, r"differences\[1\] must be a finite number"),
+        ([1.0, 2.0], [0.01], "p_values must be 2 numbers in"),
+        ([1.0, 2.0], [0.01, 1.5], "p_values must be 2 numbers in"),
+        ([1.0], [math.nan], r"p_values\[0\] must be a finite number"),
+    ],
+)
+def test_verdict_refuses_what_is_not_a_comparison(differences, p_values, message):
+    with pytest.raises(InputError, match=message):
+        verdict(differences, p_values)
