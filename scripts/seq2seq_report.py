@@ -3,11 +3,13 @@
 Usage (after the training script):
 
     python scripts/seq2seq_report.py
+    python scripts/seq2seq_report.py --tables-only   # only the Korean tables, from metrics.json and samples.md
 
 Writes `results/seq2seq/metrics.json`, `results/seq2seq/README.md`, `results/seq2seq/samples.md`,
 `results/seq2seq/loss_curve.png` and a copy of the figure in `docs/assets/figures/`.
 """
 
+import argparse
 import json
 import math
 import platform
@@ -56,7 +58,16 @@ REPORT_COMMAND = "python scripts/seq2seq_report.py"
 EXTRA_SENTENCES = ["je suis fatigue .", "nous sommes en retard .", "elle est tres intelligente ."]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--tables-only",
+        action="store_true",
+        help="only rewrite the Korean tables (bleu.ko.md, losses.ko.md, samples.ko.md) from metrics.json and samples.md",
+    )
+    if parser.parse_args(argv).tables_only:
+        write_korean_tables()
+        return
     torch.set_num_threads(1)
     pairs = load_pairs()
     splits = {name: split_pairs(pairs, name) for name in SPLITS}
@@ -122,7 +133,7 @@ def main() -> None:
             sample_rows.append((name, [scores.hypotheses[test.index(p)] for p in samples]))
         extra = translate(checkpoint.model, checkpoint.vocabs, EXTRA_SENTENCES)
         metrics["runs"][name]["examples"] = dict(zip(EXTRA_SENTENCES, extra, strict=True))
-    ax.set_xlabel("epoch")
+    ax.set_xlabel(*text_label("에폭", "epoch"))
     ax.set_ylabel(*text_label("번역문 토큰당 손실", "loss per target token"))
     ax.set_title(
         *text_label(
@@ -158,12 +169,7 @@ def main() -> None:
     for i, pair in enumerate(samples):
         lines.append(f"| {pair.source} | {pair.target} | " + " | ".join(rows[i] for _, rows in sample_rows) + " |")
     (OUT / "samples.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    packaged = [(name, rows) for name, rows in sample_rows if name in KOREAN_NAMES]
-    korean = ["| 프랑스어 | 정답 | " + " | ".join(KOREAN_NAMES[name] for name, _ in packaged) + " |"]
-    korean.append("|" + "---|" * (2 + len(packaged)))
-    for i, pair in enumerate(samples):
-        korean.append(f"| {pair.source} | {pair.target} | " + " | ".join(rows[i] for _, rows in packaged) + " |")
-    (OUT / "samples.ko.md").write_text("\n".join(korean) + "\n", encoding="utf-8")
+    (OUT / "samples.ko.md").write_text(korean_samples([(p.source, p.target) for p in samples], sample_rows), encoding="utf-8")
 
     table = [
         "| run | split | command | H | dropout | schedule | label smoothing | epochs | seconds | train loss "
@@ -236,17 +242,17 @@ are not committed).
 
 KOREAN_NAMES = {
     "gru": "GRU seq2seq (패키지)",
-    "bahdanau": "Bahdanau 어텐션 (패키지)",
-    "bahdanau-bi": "Bahdanau 어텐션 + 양방향 인코더 (패키지)",
+    "bahdanau": "바다나우 어텐션 (패키지)",
+    "bahdanau-bi": "바다나우 어텐션 + 양방향 인코더 (패키지)",
 }
 KOREAN_LABELS = {
-    "gru": "GRU seq2seq, teacher forcing, H=128",
+    "gru": "GRU seq2seq, 교사 강요, H=128",
     "gru-mixed": "GRU seq2seq, 혼합 학습(0.5), H=128",
     "gru-scheduled": "GRU seq2seq, 점점 줄이는 스케줄(inverse sigmoid, k=10), H=128",
-    "bahdanau": "Bahdanau 어텐션, H=256, cosine, 배치 32, dropout 0, label smoothing 0.1",
-    "bahdanau-bi": "Bahdanau 어텐션 + 양방향 인코더, 나머지는 위와 같음",
-    "gru-by_french": "GRU seq2seq, teacher forcing, H=128",
-    "bahdanau-by_french": "Bahdanau 어텐션, H=256, cosine, 배치 32, dropout 0, label smoothing 0.1",
+    "bahdanau": "바다나우 어텐션, H=256, cosine, 배치 32, dropout 0, label smoothing 0.1",
+    "bahdanau-bi": "바다나우 어텐션 + 양방향 인코더, 나머지는 위와 같음",
+    "gru-by_french": "GRU seq2seq, 교사 강요, H=128",
+    "bahdanau-by_french": "바다나우 어텐션, H=256, cosine, 배치 32, dropout 0, label smoothing 0.1",
 }
 
 
@@ -261,7 +267,7 @@ def smoothing_floor(label_smoothing: float, vocabulary: int) -> float:
 def korean_losses(metrics: dict) -> str:
     """The loss table of the training page, in Korean."""
     lines = [
-        "| 모델 | 분할 | epoch | 마지막 학습 손실 | 학습 손실의 바닥 | 평가용 손실 최저 (epoch) | 마지막 평가용 손실 |",
+        "| 모델 | 분할 | 에폭 | 마지막 학습 손실 | 학습 손실의 바닥 | 평가용 손실 최저 (에폭) | 마지막 평가용 손실 |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
     for name, run in metrics["runs"].items():
@@ -274,10 +280,16 @@ def korean_losses(metrics: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def korean_run(run: str) -> str:
+    """A compared run in the Korean table: its name as code, how it decoded in Korean: `bahdanau` (빔 5)."""
+    name, _, how = run.partition(" (")
+    return f"`{name}` (" + how.replace("greedy", "탐욕적").replace("beam", "빔")
+
+
 def korean_tables(metrics: dict) -> str:
     """The BLEU table and the comparison table of the evaluation page, in Korean (included at build time)."""
     lines = [
-        f"| 모델 | 분할 | epoch | 평가용 쌍 | BLEU (95% 구간) | beam {BEAM_SIZE} BLEU (95% 구간) | 정확히 일치 |",
+        f"| 모델 | 분할 | 에폭 | 평가용 쌍 | BLEU (95% 구간) | beam {BEAM_SIZE} BLEU (95% 구간) | 정확히 일치 |",
         "|---|---|---:|---:|---|---|---:|",
     ]
     for name, run in metrics["runs"].items():
@@ -291,11 +303,32 @@ def korean_tables(metrics: dict) -> str:
     lines += ["", "| 기준 | 비교 대상 | 분할 | BLEU 차이 | p | 판정 (p < 0.05) |", "|---|---|---|---:|---:|---|"]
     for row in metrics["comparisons"]:
         verdict = "유의한 차이" if row["significant"] else "무승부 (구별할 수 없음)"
-        baseline = row["baseline"].replace("(greedy)", "(탐욕적)")
-        system = row["system"].replace("(greedy)", "(탐욕적)").replace("(beam", "(빔")
+        baseline, system = (korean_run(row[side]) for side in ("baseline", "system"))
         difference, p_value = f"{row['difference']:+.2f}", f"{row['p_value']:.3f}"
         lines.append(f"| {baseline} | {system} | `{row['split']}` | {difference} | {p_value} | {verdict} |")
     return "\n".join(lines) + "\n"
+
+
+def korean_samples(pairs: list[tuple[str, str]], sample_rows: list[tuple[str, list[str]]]) -> str:
+    """The sample translations of the packaged models (the evaluation page's table), in Korean."""
+    packaged = [(name, rows) for name, rows in sample_rows if name in KOREAN_NAMES]
+    lines = ["| 프랑스어 | 정답 | " + " | ".join(KOREAN_NAMES[name] for name, _ in packaged) + " |"]
+    lines.append("|" + "---|" * (2 + len(packaged)))
+    for i, (source, target) in enumerate(pairs):
+        lines.append(f"| {source} | {target} | " + " | ".join(rows[i] for _, rows in packaged) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_korean_tables() -> None:
+    """Rewrites the Korean tables from what the last full run wrote (metrics.json, samples.md): no model is run."""
+    metrics = json.loads((OUT / "metrics.json").read_text(encoding="utf-8"))
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in
+            (OUT / "samples.md").read_text(encoding="utf-8").splitlines()]
+    names, body = rows[0][2:], rows[2:]
+    sample_rows = [(name, [row[2 + column] for row in body]) for column, name in enumerate(names)]
+    (OUT / "samples.ko.md").write_text(korean_samples([(row[0], row[1]) for row in body], sample_rows), encoding="utf-8")
+    (OUT / "bleu.ko.md").write_text(korean_tables(metrics), encoding="utf-8")
+    (OUT / "losses.ko.md").write_text(korean_losses(metrics), encoding="utf-8")
 
 
 if __name__ == "__main__":
