@@ -38,7 +38,7 @@ def section(name: str, lines: list[str]) -> list[str]:
 def speed(run: dict) -> list[str]:
     peak = run["sgemm_peak"]["gflops"]
     lines = [
-        f"| 참가자 | pairs/s | 초/epoch | 쓸모 있는 GFLOP/s | sgemm 최고({peak:.1f}) 대비 |",
+        f"| 참가자 | pairs/s | 초/에폭 | 쓸모 있는 GFLOP/s | sgemm 최고({peak:.1f}) 대비 |",
         "|---|---:|---:|---:|---:|",
     ]
     for key, contender in run["contenders"].items():
@@ -53,7 +53,7 @@ def speed(run: dict) -> list[str]:
     )
     lines += [
         "",
-        f"epoch 시간의 비({run['threads']} 스레드): 우리 학습기(배치 64)는 튜토리얼 루프보다 "
+        f"에폭 시간의 비({run['threads']} 스레드): 우리 학습기(배치 64)는 튜토리얼 루프보다 "
         f"**{ratios['project_vs_tutorial']:.2f}배**, 문장 단위 루프보다 **{ratios['project_vs_per_sentence']:.1f}배** "
         f"빠르고, 배치 {ratios['fastest_batch_size']}에서는 {ratios['fastest_batch_vs_tutorial']:.2f}배와 "
         f"{ratios['fastest_batch_vs_per_sentence']:.1f}배입니다.",
@@ -63,7 +63,7 @@ def speed(run: dict) -> list[str]:
 
 def batch_sweep(run: dict) -> list[str]:
     tutorial = run["contenders"]["tutorial"]["epoch_s"]
-    lines = ["| 배치 크기 | pairs/s | 초/epoch | 튜토리얼 대비 |", "|---:|---:|---:|---:|"]
+    lines = ["| 배치 크기 | pairs/s | 초/에폭 | 튜토리얼 대비 |", "|---:|---:|---:|---:|"]
     for row in run["batch_sweep"]:
         ratio = tutorial / row["epoch_s"]
         lines.append(f"| {row['batch_size']} | {row['pairs_per_s']:,.0f} | {row['epoch_s']:.2f} | {ratio:.2f}배 |")
@@ -73,7 +73,7 @@ def batch_sweep(run: dict) -> list[str]:
 def quality(run: dict) -> list[str]:
     project = {q["at_s"]: q for q in run["quality"]["project"]}
     tutorial_batches = math.ceil(run["data"]["train"] / TUTORIAL_BATCH)  # the tutorial's steps per epoch
-    lines = ["| 학습 시간(초) | 튜토리얼 BLEU | epoch | 우리 BLEU | epoch |", "|---:|---:|---:|---:|---:|"]
+    lines = ["| 학습 시간(초) | 튜토리얼 BLEU | 에폭 | 우리 BLEU | 에폭 |", "|---:|---:|---:|---:|---:|"]
     for peer in run["quality"]["tutorial"]:
         ours = project[peer["at_s"]]
         lines.append(
@@ -84,7 +84,7 @@ def quality(run: dict) -> list[str]:
 
 
 def decoding(run: dict) -> list[str]:
-    lines = ["| 디코딩 | held-out BLEU | 문장/초 |", "|---|---:|---:|"]
+    lines = ["| 디코딩 | 평가용 BLEU | 문장/초 |", "|---|---:|---:|"]
     for row in run["decoding"]:
         name = row["decoder"].replace("greedy", "탐욕적").replace("beam", "빔").replace("alpha", "α")
         lines.append(f"| {name} | {row['bleu']:.2f} | {row['sentences_per_s']:,.0f} |")
@@ -128,15 +128,15 @@ def targets(one: dict, two: dict) -> list[str]:
     return [
         "| 목표 | 측정 | 달성 |",
         "|---|---|---|",
-        f"| epoch 시간: 튜토리얼 루프의 {TARGETS['speed_vs_tutorial']:.0f}배 이상 빠르게 "
+        f"| 에폭 시간: 튜토리얼 루프의 {TARGETS['speed_vs_tutorial']:.0f}배 이상 빠르게 "
         f"| {four(speed_tutorial, '배', 2)} | {met(max(speed_tutorial) >= TARGETS['speed_vs_tutorial'])} |",
-        f"| epoch 시간: 문장 단위 루프의 {TARGETS['speed_vs_per_sentence']:.0f}배 이상 빠르게 "
+        f"| 에폭 시간: 문장 단위 루프의 {TARGETS['speed_vs_per_sentence']:.0f}배 이상 빠르게 "
         f"| {four(speed_sentence, '배', 1)} | {met(max(speed_sentence) >= TARGETS['speed_vs_per_sentence'])} |",
         f"| 쓸모 있는 GFLOP/s가 sgemm 최고의 {TARGETS['peak_fraction']:.0%} 이상 "
         f"| {four([100 * p for p in peaks], '%', 0)} | {met(max(peaks) >= TARGETS['peak_fraction'])} |",
-        f"| 60초 학습 후 held-out BLEU {TARGETS['bleu_60s']:.0f} 이상 | {bleu[60.0]:.2f} (튜토리얼 {peer[60.0]:.2f}) "
+        f"| 60초 학습 후 평가용 BLEU {TARGETS['bleu_60s']:.0f} 이상 | {bleu[60.0]:.2f} (튜토리얼 {peer[60.0]:.2f}) "
         f"| {met(bleu[60.0] >= TARGETS['bleu_60s'])} |",
-        f"| 300초 안의 최고 held-out BLEU {TARGETS['bleu_best']:.0f} 이상 "
+        f"| 300초 안의 최고 평가용 BLEU {TARGETS['bleu_best']:.0f} 이상 "
         f"| {bleu[best_at]:.2f}({best_at:.0f}초, 탐욕적), {best_beam:.2f}(300초, 빔) "
         f"| {met(max(bleu[best_at], best_beam) >= TARGETS['bleu_best'])} |",
     ]

@@ -23,6 +23,9 @@ BLOCK = re.compile(r"^///\s*(?P<name>[\w-]*)\s*(?:\|\s*(?P<title>.*?))?\s*$")
 """A `pymdownx.blocks` fence (`/// solution` ... `///`): its start becomes a bold title, its end nothing."""
 EXCERPT = re.compile(r'^(?P<open>```\{\.python notest(?P<options>[^}]*))\}\n--8<-- "(?P<path>[^"]+)"\n```$', re.M)
 """A source excerpt: a notest fence that holds one snippet line (its title says where the code is from)."""
+TRY_FIRST = "\x00try-first\x00"
+"""Where a solution starts in the prose: the notebook puts an empty "try it first" cell there, before the answer."""
+TRY_FIRST_CELL = "# 먼저 직접 풀어 보세요: 이 셀에 코드를 써서 실행해 보고, 아래 풀이와 견주어 보세요."
 HEADING_ATTRS = re.compile(r"^(#{1,6}\s.*?)\s*\{[^}]*\}\s*$")
 LINK = re.compile(r"(\]\()(?P<target>[^)\s]+)")
 
@@ -117,6 +120,8 @@ def _prose(lines: list[str], page: str, site_url: str | None, block_titles: dict
         block = BLOCK.match(line)
         if block:
             title = block["title"] or block_titles.get(block["name"], block["name"])
+            if block["name"] == "solution":  # the answer comes after a cell where the reader tries first
+                out += [TRY_FIRST, ""]
             out.append(f"**{title}**" if title else "")
             continue
         admonition = ADMONITION.match(line)
@@ -193,8 +198,16 @@ def notebook(
 
     def add_prose(start: int, until: int) -> None:
         body = _prose(lines[start:until], page, site_url, block_titles)
-        if body:
-            markdown_parts.append(body)
+        *questions, answer = body.split(TRY_FIRST)
+        for question in questions:  # a solution starts here: the question, an empty cell, then the answer
+            if question.strip():
+                markdown_parts.append(question.strip())
+            if markdown_parts:
+                cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
+                markdown_parts.clear()
+            cells.append(_cell("code", TRY_FIRST_CELL))
+        if answer.strip():
+            markdown_parts.append(answer.strip())
 
     for token in tokens:
         fence = by_line.get(token.map[0] + 1)

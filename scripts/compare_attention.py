@@ -287,6 +287,7 @@ def draw_heatmaps(models: dict, test_pairs, args: argparse.Namespace) -> list[di
     for number, pair in enumerate(heatmap_sentences(test_pairs, vocabs, args.heatmaps), start=1):
         figure = Figure(figsize=(5.2 * len(drawn), 4.6), layout="constrained")
         FigureCanvasAgg(figure)
+        figure.get_layout_engine().set(wspace=0.12)  # room for the next panel's axis label beside a colour bar
         entry = {"source": pair.source, "reference": pair.target, "file": f"heatmap_{number}.png"}
         for ax, decoder in zip(figure.subplots(1, len(drawn), squeeze=False)[0], drawn, strict=True):
             model, model_vocabs = models[decoder]
@@ -319,8 +320,8 @@ def korean_heatmaps(document: dict) -> str:
 
 KOREAN_NAMES = {
     "gru": "seq2seq (어텐션 없음)",
-    "luong": "닷-프로덕트 (루옹)",
-    "luong:scaled_dot": "축척한 닷-프로덕트 (루옹)",
+    "luong": "내적 (루옹)",
+    "luong:scaled_dot": "크기 조정 내적 (루옹)",
     "luong:general": "general (루옹)",
     "bahdanau": "덧셈형 (바다나우)",
 }
@@ -336,7 +337,7 @@ def korean(document: dict) -> str:
     """The results page's tables in Korean: models with intervals, then the paired comparisons."""
     seeds = document["settings"]["seeds"]
     lines = [
-        "| 모델 | 점수 | 파라미터 | epoch | 학습 시간(초) | 평가용 BLEU (평균 ± 표준편차) "
+        "| 모델 | 점수 | 매개변수 | 에폭 | 학습 시간(초) | 평가용 BLEU (평균 ± 표준편차) "
         f"| 시드 {seeds[0]}의 95% 구간 | 정확히 일치 | 평균 최대 가중치 |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -345,7 +346,7 @@ def korean(document: dict) -> str:
         peak = f"{row['mean_max_weight']:.3f}" if "mean_max_weight" in row else "-"
         epochs = "/".join(str(e) for e in sorted(set(row["epochs"])))
         lines.append(
-            f"| {KOREAN_NAMES[row['decoder']]} | {row['score'] or '-'} | {row['parameters']:,} | {epochs} "
+            f"| {KOREAN_NAMES[row['decoder']]} | {'`' + row['score'] + '`' if row['score'] else '-'} | {row['parameters']:,} | {epochs} "
             f"| {row['train_seconds']:.0f} | {row['bleu']:.2f} ± {row['bleu_std']:.2f} "
             f"| {interval[0]:.1f}–{interval[1]:.1f} | {row['exact_match']:.3f} | {peak} |"
         )

@@ -257,8 +257,8 @@ def bahdanau_luong() -> Diagram:
         (["직전 은닉 상태 $s_{t-1}$"], "plain"),
         (["GRU", "입력 $\\mathrm{emb}(y_{t-1})$"], "plain"),
         (["새 은닉 상태 $s_t$"], "plain"),
-        (["어텐션", "쿼리 = $s_t$ → $c_t$"], "query"),
-        (["출력층", "$[c_t; s_t]$ → tanh → 분포"], "plain"),
+        (["어텐션", "쿼리 = $s_t$ → $a_t$"], "query"),
+        (["출력층", "$[a_t; s_t]$ → tanh → 분포"], "plain"),
     ]
     for x, column in ((left, bahdanau), (right, luong)):
         for y, (lines, kind) in zip(rows, column, strict=True):

@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
             sample_rows.append((name, [scores.hypotheses[test.index(p)] for p in samples]))
         extra = translate(checkpoint.model, checkpoint.vocabs, EXTRA_SENTENCES)
         metrics["runs"][name]["examples"] = dict(zip(EXTRA_SENTENCES, extra, strict=True))
-    ax.set_xlabel("epoch")
+    ax.set_xlabel(*text_label("에폭", "epoch"))
     ax.set_ylabel(*text_label("번역문 토큰당 손실", "loss per target token"))
     ax.set_title(
         *text_label(
@@ -275,17 +275,17 @@ are not committed).
 
 KOREAN_NAMES = {
     "gru": "GRU seq2seq (패키지)",
-    "bahdanau": "Bahdanau 어텐션 (패키지)",
-    "bahdanau-bi": "Bahdanau 어텐션 + 양방향 인코더 (패키지)",
+    "bahdanau": "바다나우 어텐션 (패키지)",
+    "bahdanau-bi": "바다나우 어텐션 + 양방향 인코더 (패키지)",
 }
 KOREAN_LABELS = {
-    "gru": "GRU seq2seq, teacher forcing, H=128",
+    "gru": "GRU seq2seq, 교사 강요, H=128",
     "gru-mixed": "GRU seq2seq, 혼합 학습(0.5), H=128",
     "gru-scheduled": "GRU seq2seq, 점점 줄이는 스케줄(inverse sigmoid, k=10), H=128",
-    "bahdanau": "Bahdanau 어텐션, H=256, cosine, 배치 32, dropout 0, label smoothing 0.1",
-    "bahdanau-bi": "Bahdanau 어텐션 + 양방향 인코더, 나머지는 위와 같음",
-    "gru-by_french": "GRU seq2seq, teacher forcing, H=128",
-    "bahdanau-by_french": "Bahdanau 어텐션, H=256, cosine, 배치 32, dropout 0, label smoothing 0.1",
+    "bahdanau": "바다나우 어텐션, H=256, cosine, 배치 32, dropout 0, label smoothing 0.1",
+    "bahdanau-bi": "바다나우 어텐션 + 양방향 인코더, 나머지는 위와 같음",
+    "gru-by_french": "GRU seq2seq, 교사 강요, H=128",
+    "bahdanau-by_french": "바다나우 어텐션, H=256, cosine, 배치 32, dropout 0, label smoothing 0.1",
 }
 
 
@@ -305,7 +305,7 @@ def loss_cell(run: dict, key: str) -> str:
 def korean_losses(metrics: dict) -> str:
     """The loss table of the training page, in Korean."""
     lines = [
-        "| 모델 | 분할 | epoch | 마지막 학습 손실 | 학습 손실의 바닥 | 평가용 손실 최저 (epoch) | 마지막 평가용 손실 |",
+        "| 모델 | 분할 | 에폭 | 마지막 학습 손실 | 학습 손실의 바닥 | 평가용 손실 최저 (에폭) | 마지막 평가용 손실 |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
     for name, run in metrics["runs"].items():
@@ -319,10 +319,16 @@ def korean_losses(metrics: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def korean_run(run: str) -> str:
+    """A compared run in the Korean table: its name as code, how it decoded in Korean: `bahdanau` (빔 5)."""
+    name, _, how = run.partition(" (")
+    return f"`{name}` (" + how.replace("greedy", "탐욕적").replace("beam", "빔")
+
+
 def korean_tables(metrics: dict) -> str:
     """The BLEU table and the comparison table of the evaluation page, in Korean (included at build time)."""
     lines = [
-        f"| 모델 | 분할 | epoch | 평가용 쌍 | BLEU (95% 구간) | beam {BEAM_SIZE} BLEU (95% 구간) | 정확히 일치 |",
+        f"| 모델 | 분할 | 에폭 | 평가용 쌍 | BLEU (95% 구간) | beam {BEAM_SIZE} BLEU (95% 구간) | 정확히 일치 |",
         "|---|---|---:|---:|---|---|---:|",
     ]
     for name, run in metrics["runs"].items():
@@ -336,8 +342,7 @@ def korean_tables(metrics: dict) -> str:
     lines += ["", "| 기준 | 비교 대상 | 분할 | BLEU 차이 | p | 판정 |", "|---|---|---|---:|---:|---|"]
     for row in metrics["comparisons"]:
         decided = verdict([row["difference"]], [row["p_value"]]).korean
-        baseline = row["baseline"].replace("(greedy)", "(탐욕적)")
-        system = row["system"].replace("(greedy)", "(탐욕적)").replace("(beam", "(빔")
+        baseline, system = (korean_run(row[side]) for side in ("baseline", "system"))
         difference, p_value = f"{row['difference']:+.2f}", f"{row['p_value']:.3f}"
         lines.append(f"| {baseline} | {system} | `{row['split']}` | {difference} | {p_value} | {decided} |")
     return "\n".join(lines) + "\n"

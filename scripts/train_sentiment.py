@@ -146,7 +146,7 @@ def korean(summary: dict) -> str:
     seeds = ", ".join(str(s) for s in summary["seeds"])
     lines += [
         "",
-        f"시드 {seeds}, {summary['epochs']} epoch, 검증 정확도가 가장 높은 epoch의 가중치. "
+        f"시드 {seeds}, {summary['epochs']} 에폭, 검증 정확도가 가장 높은 에폭의 가중치. "
         f"명령: `{summary['command']}` (2코어 CPU에서 {summary['total_seconds']:.0f}초).",
         "",
     ]

@@ -9,7 +9,7 @@
 #   gru-mixed          mixed training, teacher_forcing_ratio 0.5   -> runs/seq2seq/gru-mixed (not committed)
 #   bahdanau           Bahdanau attention decoder, teacher forcing -> the packaged checkpoint pretrained/bahdanau
 #                      (the walkthrough's architecture with the best recipe found for it on the development split:
-#                      scripts/ablation.py, row combo-b32-d0, results/quality/, docs/seq2seq/recipe.md: H=256,
+#                      scripts/ablation.py, row combo-b32-d0, results/quality/, docs/appendix/recipe.md: H=256,
 #                      cosine schedule over 70 epochs, label smoothing 0.1, batch 32, no dropout, within 300 s of
 #                      CPU time on 1 thread; the budget ends the schedule a few epochs early)
 #   bahdanau-bi        the same recipe with a bidirectional encoder   -> the packaged checkpoint pretrained/bahdanau-bi

@@ -1,8 +1,11 @@
-"""Every chapter (a numbered section of the nav) ends with 2 to 4 exercises whose folded solutions run.
+"""Every chapter (a numbered section of the nav) ends with 2 to 5 exercises whose folded solutions run.
 
 An exercise is a `### ` heading in the `## 연습 문제 { #exercises }` section, the last section of the
 chapter's last page. Its solution is one `/// solution` block (pymdownx.blocks.details: a folded note
-titled 풀이) holding one spec fence. A fence *indented* under `??? note "풀이"` would be shown but never
+titled 풀이) holding one spec fence, after a few sentences where the solution explains. Each chapter has a
+"바꿔 보기" exercise (change the code: another score, GRU for LSTM, another mask or length limit) and a
+"망가뜨려 보기" exercise (break it: drop the mask, forget `detach`, swap the `bmm`), whose solution says in
+words what happens and why before its code. A fence *indented* under `??? note "풀이"` would be shown but never
 run: pytest-markdown-docs reads the page with markdown-it, for which the indented fence is an
 indented code block. The `/// solution` form leaves the fence at the top level, where it is collected
 like every other spec (`test_a_solution_fence_is_collected_and_an_indented_one_is_not`).
@@ -20,6 +23,7 @@ from site_support import ROOT, BuiltSite, chapters
 DOCS = ROOT / "docs"
 HEADING = "## 연습 문제 { #exercises }"
 SOLUTION = re.compile(r"^/// solution\n(?P<body>.*?)^///$", re.M | re.S)
+CHANGE_IT, BREAK_IT = "바꿔 보기", "망가뜨려 보기"
 ALLOWED_IMPORTS = {"seq2seq_attention", "torch", "math"}
 INTERACTIVE = {
     # The live page's exercises are done in the browser, in its own section, not as spec fences.
@@ -64,14 +68,14 @@ def test_there_are_chapters():
 def test_each_chapter_ends_with_exercises_whose_solutions_run(page: Path):
     text = page.read_text(encoding="utf-8")
     found = exercises(text)
-    assert 2 <= len(found) <= 4, f"{page.name}: {len(found)} exercises under {HEADING!r} (want 2 to 4)"
+    assert 2 <= len(found) <= 5, f"{page.name}: {len(found)} exercises under {HEADING!r} (want 2 to 5)"
     assert not re.search(r"^## ", text.split(HEADING, 1)[1], flags=re.M), "the exercises are the page's last section"
     runs = collected(text, page)
     for heading, body in found:
         solutions = SOLUTION.findall(body)
         assert len(solutions) == 1, f"{heading}: one `/// solution` block, found {len(solutions)}"
-        line = text.index(f"### {heading}") + text[text.index(f"### {heading}") :].index("/// solution")
-        fence_line = text.count("\n", 0, line) + 2  # the fence opens right under `/// solution`
+        start = text.index(f"### {heading}") + text[text.index(f"### {heading}") :].index("/// solution")
+        fence_line = text.count("\n", 0, start + text[start:].index("\n```")) + 2  # the solution's first fence
         assert fence_line in runs, f"{heading}: the solution's fence (line {fence_line}) is not run by pytest"
         source = runs[fence_line]
         assert "assert " in source, f"{heading}: the solution asserts nothing"
@@ -84,6 +88,26 @@ def test_each_chapter_ends_with_exercises_whose_solutions_run(page: Path):
         assert imported <= ALLOWED_IMPORTS, f"{heading}: imports {sorted(imported - ALLOWED_IMPORTS)}"
 
 
+def explanation(body: str) -> str:
+    """The words of a solution before its first fence."""
+    return SOLUTION.search(body)["body"].split("```", 1)[0].strip()
+
+
+def sentences(text: str) -> int:
+    return len(re.findall(r"[다요]\.(?:\s|$)", text))
+
+
+@pytest.mark.parametrize("page", last_pages())
+def test_each_chapter_has_a_change_it_and_a_break_it_exercise_explained_in_words(page: Path):
+    found = dict(exercises(page.read_text(encoding="utf-8")))
+    for kind in (CHANGE_IT, BREAK_IT):
+        kinds = [heading for heading in found if kind in heading]
+        assert kinds, f"{page.name}: no {kind!r} exercise"
+        for heading in kinds:
+            words = explanation(found[heading])
+            assert 2 <= sentences(words) <= 5, f"{heading}: the solution explains in {sentences(words)} sentences"
+
+
 def test_a_solution_fence_is_collected_and_an_indented_one_is_not():
     page = (
         "# t\n\n"
@@ -91,6 +115,9 @@ def test_a_solution_fence_is_collected_and_an_indented_one_is_not():
         "/// solution\n```python\nassert True\n```\n///\n"  # line 10: runs
     )
     assert set(collected(page, Path("t.md"))) == {10}
+    body = "\n\n/// solution\n마스크가 없으면 새어 듭니다. 그래서 가립니다.\n\n```python\nassert 1\n```\n///\n"
+    assert explanation(body) == "마스크가 없으면 새어 듭니다. 그래서 가립니다." and sentences(explanation(body)) == 2
+    assert explanation("\n/// solution\n```python\nassert 1\n```\n///\n") == ""
     assert exercises(f"{HEADING}\n\n### 하나\n\n/// solution\n```python\nassert 1\n```\n///\n\n### 둘\n") == [
         ("하나", "\n\n/// solution\n```python\nassert 1\n```\n///\n\n"),
         ("둘", "\n"),
@@ -105,7 +132,30 @@ def test_solutions_are_folded_in_the_built_site(built_site: BuiltSite):
             continue
         html = (built_site.root / page).with_suffix(".html").read_text(encoding="utf-8")
         html = html.split('id="exercises"', 1)[1]
-        folded = re.findall(r'<details class="note">\s*<summary>풀이</summary>(.*?)</details>', html, flags=re.S)
+        folded = re.findall(r'<details class="note"[^>]*>\s*<summary>풀이</summary>(.*?)</details>', html, flags=re.S)
         assert len(folded) == len(exercises((DOCS / page).read_text(encoding="utf-8"))), page
         assert all("<code>" in body and "assert" in body for body in folded), page
         assert '<details class="note" open' not in html, page
+
+
+def test_solutions_are_left_out_of_search(built_site: BuiltSite):
+    """A search result shows its page's text: the folded answers are marked `data-search-exclude` (hooks/solutions.py)."""
+    import json
+
+    index = json.loads((built_site.root / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    checked = 0
+    for _, pages in chapters():
+        page = pages[-1]
+        if page in INTERACTIVE:
+            continue
+        html = (built_site.root / page).with_suffix(".html").read_text(encoding="utf-8")
+        assert re.findall(r"<details class=\"note\"(?! data-search-exclude)[^>]*>\s*<summary>풀이", html) == [], page
+        found = " ".join(doc["text"] for doc in index if doc["location"].split("#")[0] == Path(page).with_suffix(".html").as_posix())
+        assert found, f"{page} is not in the search index"
+        for heading, body in exercises((DOCS / page).read_text(encoding="utf-8")):
+            words = explanation(body)
+            if words:
+                first = re.sub(r"[`*$]", "", words.split("\n")[0])[:20]
+                assert first not in found, f"{heading}: the answer shows in search ({first!r})"
+                checked += 1
+    assert checked >= 12

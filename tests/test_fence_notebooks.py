@@ -26,7 +26,7 @@ def test_the_page_s_notebook_runs_top_to_bottom(built_site: BuiltSite, page: str
     path = built_site.root / fence_record.notebook_path(page)
     book = nbformat.read(path, as_version=4)
     nbformat.validate(book)
-    code = [cell for cell in book.cells if cell.cell_type == "code"]
+    code = [cell for cell in book.cells if cell.cell_type == "code" and cell.source != fence_notebooks.TRY_FIRST_CELL]
     assert len(code) == 1 + len(fence_runs.pages_with_fences(ROOT / "docs")[page]), "one cell per spec fence"
     monkeypatch.setenv(DEVICE_ENV, "cpu")
     monkeypatch.setenv("MPLBACKEND", "agg")
@@ -85,8 +85,9 @@ def test_a_page_becomes_cells_of_prose_and_fences(tmp_path):
         as_version=4,
     )
     kinds = [cell.cell_type for cell in book.cells]
-    assert kinds == ["code", "markdown", "code", "markdown", "code"]
-    install, prose, fence, solution, continuation = book.cells
+    assert kinds == ["code", "markdown", "code", "code", "markdown", "code"]
+    install, prose, fence, try_first, solution, continuation = book.cells
+    assert try_first.source == fence_notebooks.TRY_FIRST_CELL  # the reader tries before the answer
     assert "NEEDED = {'seq2seq_attention': 'git+https://github.com/owner/site', 'pytest': 'pytest'}" in install.source
     assert prose.source.startswith("# Title\n")
     assert "[link](https://owner.github.io/site/other.html#part)" in prose.source

@@ -152,3 +152,104 @@ def test_the_diagrams_follow_the_glossary(diagram: Path):
     """A diagram's labels are prose too (its <text> and <title>); symbols and code names in them pass as in a page."""
     labels = " ".join(html.unescape(text) for text in re.findall(r">([^<>]+)<", diagram.read_text(encoding="utf-8")))
     assert variants_in(labels, VARIANTS) == []
+
+
+# Project history: a page teaches the code as it is; what an earlier version of this site or its code did is no
+# business of the reader's ("첫 판의 분할", "이전 코드로 돌린 실행").
+HISTORY = re.compile(r"첫\s+판|이전\s+판|지난\s+판|초판|이전\s+코드|예전\s+코드|예전\s+학습|옛\s+경로|바꾸기\s+전")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_page_prose_does_not_narrate_the_project_history(page: Path):
+    text = prose(page.read_text(encoding="utf-8"))
+    found = [(text.count("\n", 0, m.start()) + 1, m.group(0)) for m in HISTORY.finditer(text)]
+    assert found == [], f"{page.relative_to(DOCS)}: {found}"
+
+
+def test_the_history_check_sees_a_history_word_and_not_a_tutorial_of_old():
+    assert HISTORY.search(prose("첫 판의 분할은 달랐습니다.\n같은 명령을 이전 코드로 돌렸습니다.\n"))
+    assert not HISTORY.search(prose("문장을 하나씩 학습하던 예전 PyTorch 튜토리얼의 방식입니다.\n"))
+
+
+ROOT = DOCS.parent
+# The code that writes the text of the site's figures and generated tables: titles, axis labels, legends, column
+# headers and model names, as the reader sees them in a picture or a table.
+FIGURE_AND_TABLE_WRITERS = [
+    "src/seq2seq_attention/translation/plotting.py",
+    "src/seq2seq_attention/sentiment/figures.py",
+    "scripts/draw_diagrams.py",
+    "scripts/compare_attention.py",
+    "scripts/seq2seq_report.py",
+    "scripts/ablation.py",
+    "scripts/train_sentiment.py",
+    "benchmarks/tables.py",
+]
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def korean_strings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every string in a Python file that a Korean reader sees: literals with Hangul, docstrings aside."""
+    import ast
+
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and HANGUL.search(node.value)
+    ]
+
+
+@pytest.mark.parametrize("path", FIGURE_AND_TABLE_WRITERS)
+def test_figure_and_table_text_follows_the_glossary(path: str):
+    """A figure's title or a table's header is prose too: the strings the drawing and table scripts write."""
+    found = [
+        f"{path}:{line}: {variant!r} -> {term!r} in {text!r}"
+        for line, text in korean_strings((ROOT / path).read_text(encoding="utf-8"))
+        for _, variant, term in variants_in(text, VARIANTS)
+    ]
+    found += [
+        f"{path}:{line}: history {m.group(0)!r} in {text!r}"
+        for line, text in korean_strings((ROOT / path).read_text(encoding="utf-8"))
+        for m in HISTORY.finditer(text)
+    ]
+    assert found == [], "\n".join(found)
+
+
+def included_tables() -> list[str]:
+    """Every generated Markdown file under results/ that a page includes at build time (`--8<-- "results/....md"`)."""
+    found = set()
+    for page in sorted(DOCS.rglob("*.md")):
+        for match in re.finditer(r'^--8<-- "(results/[^":]+\.md)(?::[^"]*)?"', page.read_text(encoding="utf-8"), re.M):
+            found.add(match.group(1))
+    return sorted(found)
+
+
+def test_pages_include_generated_tables():
+    assert {"results/seq2seq/bleu.ko.md", "results/attention/results.ko.md"} <= set(included_tables())
+
+
+@pytest.mark.parametrize("table", included_tables())
+def test_generated_tables_follow_the_glossary(table: str):
+    text = (ROOT / table).read_text(encoding="utf-8")
+    text = re.sub(r"^<!-- --8<-- \[(start|end):[^\]]*\] -->$|^# --8<-- .*$", "", text, flags=re.M)
+    found = [f"line {line}: {variant!r} -> {term!r}" for line, variant, term in variants_in(text, VARIANTS)]
+    found += [f"history {m.group(0)!r}" for m in HISTORY.finditer(prose(text))]
+    assert found == [], f"{table} (rewrite it with the script that writes it):\n" + "\n".join(found)
+
+
+def test_the_figure_text_reader_finds_a_planted_variant_and_skips_docstrings():
+    source = '"""모듈 설명: 닷-프로덕트도 괜찮다."""\nNAMES = {"luong": "닷-프로덕트 (루옹)"}\nLABEL = "loss"\n'
+    strings = korean_strings(source)
+    assert strings == [(2, "닷-프로덕트 (루옹)")]
+    assert [variant for _, variant, _ in variants_in(strings[0][1], VARIANTS)] == ["닷-프로덕트"]
