@@ -116,6 +116,8 @@ def _quiet_exporter():
             "# The axis name",
         ):
             warnings.filterwarnings("ignore", message=message, category=UserWarning)
+        for message in ("You are using the legacy TorchScript-based ONNX export", "The feature will be removed"):
+            warnings.filterwarnings("ignore", message=message, category=DeprecationWarning)
         try:
             yield
         finally:
