@@ -248,8 +248,7 @@
       cell.tabIndex = 0;  // focusable: focusing a source word highlights the output words that looked at it
       cell.dataset.position = j;
       cell.setAttribute("aria-label", `원문 토큰 ${j + 1}: ${word}`);
-      for (const on of ["mouseenter", "focus"]) cell.addEventListener(on, () => linkSource(table, j));
-      for (const off of ["mouseleave", "blur"]) cell.addEventListener(off, () => unlink(table));
+      linkable(table, cell, () => linkSource(table, j));
       head.appendChild(cell);
     });
     table.createTBody();
@@ -271,8 +270,7 @@
     pick.title = forced ? "직접 고른 단어(강요): 이 단계의 후보 보기" : "이 단계의 후보 보기";
     pick.disabled = busy > 0;  // drawn during a run: off like every other control until it ends
     pick.addEventListener("click", () => selectStep(column.dataset.modelColumn, t));
-    for (const on of ["mouseenter", "focus"]) pick.addEventListener(on, () => linkStep(table, t));
-    for (const off of ["mouseleave", "blur"]) pick.addEventListener(off, () => unlink(table));
+    linkable(table, pick, () => linkStep(table, t));
     label.appendChild(pick);
     row.appendChild(label);
     if (forced) row.classList.add("forced");
@@ -287,6 +285,22 @@
   }
 
   // Linked highlighting: an output word lights its source words by α_tj, a source word lights the output words.
+  // The pointer or the focus lights; leaving an element clears only its own lighting, and the focused word (if any)
+  // lights again.
+  function linkable(table, element, light) {
+    element.light = light;
+    const on = () => { table.litBy = element; light(); };
+    const off = () => {
+      if (table.litBy !== element) return;
+      unlink(table);
+      table.litBy = null;
+      const focused = document.activeElement;
+      if (focused !== element && focused?.light && table.contains(focused)) { table.litBy = focused; focused.light(); }
+    };
+    for (const event of ["mouseenter", "focus"]) element.addEventListener(event, on);
+    for (const event of ["mouseleave", "blur"]) element.addEventListener(event, off);
+  }
+
   function mark(element, weight) {
     element.classList.add("linked");
     element.style.setProperty("--live-link", weight.toFixed(3));
