@@ -65,6 +65,7 @@ class EncoderGraph(nn.Module):
         return keys, hidden, self.attention.project_keys(keys)  # proj_keys: (1, S, Hp), once per sentence
 
 
+# --8<-- [start:step_graph]
 @contextlib.contextmanager
 def recorded_scores(attention: nn.Module):
     """Within the block, every raw score tensor e = score(query, keys) that `attention` computes, before its softmax.
@@ -99,6 +100,9 @@ class StepGraph(nn.Module):
         with recorded_scores(self.decoder.attention) as scores:
             logits, state, weights = self.decoder.forward_step(token, DecoderState(hidden, keys, None, proj_keys))
         return logits, state.hidden, weights, scores[0]  # (1, 1, V), (1, 1, H), (1, 1, S), (1, 1, S)
+
+
+# --8<-- [end:step_graph]
 
 
 @contextlib.contextmanager
@@ -160,7 +164,6 @@ def _store_half(path: Path, sizes: dict[str, int]) -> None:
     onnx.save(graph_model, str(path))
 
 
-# --8<-- [start:export_onnx]
 def export_onnx(model: Seq2Seq, vocabs: Vocabularies, out: str | Path, max_words: int = MAX_WORDS) -> list[Path]:
     """Write `encoder.onnx`, `step.onnx` and `vocabularies.json` of a Bahdanau or Luong translator to `out`.
 
@@ -197,6 +200,7 @@ def _check_out(out: object) -> Path:
     return Path(out)
 
 
+# --8<-- [start:write_export]
 def _write_export(
     model: Seq2Seq, vocabs: Vocabularies, max_words: int, encoder_path: Path, step_path: Path, vocab_path: Path
 ) -> None:
@@ -242,7 +246,7 @@ def _write_export(
     vocab_path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
 
 
-# --8<-- [end:export_onnx]
+# --8<-- [end:write_export]
 
 
 def export_sentences(out: str | Path, split: str = "by_english") -> Path:
