@@ -198,10 +198,10 @@
   const shade = (w) => Math.round(255 * w);  // matplotlib's "gray" from 0 to 1, as in the heatmap figures
   const fixed = (x, digits) => (Math.abs(x) < 0.5 * 10 ** -digits ? 0 : x).toFixed(digits);  // no "-0.000"
 
-  function probability(p) {  // enough digits that no candidate reads 0: percent down to 0.01%, then powers of ten
-    if (p >= 0.0001) return `${(100 * p).toFixed(2)}%`;
-    const [mantissa, exponent] = p.toExponential(1).split("e");
-    return `${mantissa}×10^${Number(exponent)}`;
+  function probability(p) {  // three significant digits, so that no candidate reads 0: percent, then powers of ten
+    if (p >= 0.0001) return `${Number((100 * p).toPrecision(3))}%`;
+    const [mantissa, exponent] = p.toExponential(2).split("e");
+    return `${mantissa}×10<sup>${Number(exponent)}</sup>`;
   }
 
   function busyOn(returnTo = document.activeElement) {
@@ -352,7 +352,7 @@
     table.setAttribute("aria-describedby", `live-topk-${model}`);
     const caption = explanation(`live-topk-${model}`, `<strong>단계 ${t + 1}의 후보 ${TOP_K}개</strong>(로짓 순). ` +
       `log p = 로짓 − ${shift.toFixed(3)}: 모든 단어에서 같은 수(log Σ exp 로짓)를 빼므로 로짓의 순위와 log p의 순위가 ` +
-      "같습니다. 확률 p = exp(log p)는 작은 값도 0으로 뭉개지지 않게 10의 거듭제곱으로 적습니다.");
+      "같습니다. 확률 p = exp(log p)는 유효숫자 세 자리로, 작은 값은 10의 거듭제곱으로 적습니다.");
     const head = table.createTHead().insertRow();
     for (const title of ["순위", "단어", "로짓", "log p", "확률 p", ""]) {
       const th = document.createElement("th");
@@ -368,7 +368,7 @@
       row.insertCell().textContent = vocab.target[c.token];
       row.insertCell().textContent = c.logit.toFixed(3);
       row.insertCell().textContent = fixed(c.logp, 3);
-      row.insertCell().textContent = probability(c.prob);
+      row.insertCell().innerHTML = probability(c.prob);  // digits and a superscript only
       const force = document.createElement("button");
       force.type = "button";
       force.dataset.live = "force";
