@@ -78,8 +78,10 @@ return {ready: r.dataset.ready, done: r.dataset.done, busy: r.dataset.busy, luon
           .map((c) => [c.dataset.live || c.textContent, c.disabled]),
         outputs: Object.fromEntries(["bahdanau", "luong"].map(
           (m) => [m, column(m).querySelector("[data-live=output]").textContent])),
-        selected: Object.fromEntries(["bahdanau", "luong"].map(
-          (m) => [m, column(m).querySelector(".live-topk") ? Number(column(m).querySelector(".live-topk").dataset.step) : null])),
+        selected: Object.fromEntries(["bahdanau", "luong"].map((m) => {
+          const topk = column(m).querySelector(".live-topk");
+          return [m, topk ? Number(topk.dataset.step) : null];
+        })),
         tables: Object.fromEntries(["bahdanau", "luong"].map((m) => [m, table(m)])),
         errors: window.__liveErrors || []};
 """
@@ -95,7 +97,8 @@ window.liveApi[call](...args).then(done, (error) => done({error: String(error)})
 """
 CANDIDATES_JS = """
 const panel = document.querySelector(`[data-model-column="${arguments[0]}"] [data-live=candidates]`);
-const rows = (selector) => [...panel.querySelectorAll(`${selector} tbody tr`)].map((row) => [...row.cells].map((c) => c.textContent));
+const rows = (selector) => [...panel.querySelectorAll(`${selector} tbody tr`)]
+  .map((row) => [...row.cells].map((c) => c.textContent));
 const topk = panel.querySelector(".live-topk");
 return {step: topk ? Number(topk.dataset.step) : null, topk: rows(".live-topk"), scores: rows(".live-scores")};
 """
@@ -256,9 +259,7 @@ def test_controls_are_off_during_a_run_even_those_drawn_during_it(live):
         "const b = r.querySelector('[data-live=button]'); b.click(); b.click();",
         sentence,
     )
-    WebDriverWait(live, WAIT_S, poll_frequency=0.02).until(
-        lambda d: len(_find(d, "[data-live=step]", "bahdanau")) >= 2
-    )
+    WebDriverWait(live, WAIT_S, poll_frequency=0.02).until(lambda d: len(_find(d, "[data-live=step]", "bahdanau")) >= 2)
     during = _state(live)
     assert during["busy"] == "true"
     assert all(disabled for _, disabled in during["controls"]), [c for c in during["controls"] if not c[1]]
@@ -290,7 +291,9 @@ def test_step_2_can_be_inspected_and_forced_with_step_1_kept_by_mouse_and_keyboa
     steps = _find(live, "[data-live=step]", model)
     _click(live, steps[1])  # mouse
     shown = live.execute_script(CANDIDATES_JS, model)
-    assert shown["step"] == 1 and [row[1] for row in shown["topk"]] == _words(model, greedy["logits"][1].topk(TOP_K).indices.tolist())
+    assert shown["step"] == 1 and [row[1] for row in shown["topk"]] == _words(
+        model, greedy["logits"][1].topk(TOP_K).indices.tolist()
+    )
     steps[2].send_keys(Keys.ENTER)  # keyboard
     assert live.execute_script(CANDIDATES_JS, model)["step"] == 2
     steps[1].send_keys(Keys.SPACE)
@@ -522,8 +525,8 @@ const cut = [...r.querySelectorAll("*")].filter((e) => !e.matches("input, select
     && e.scrollWidth > e.clientWidth + 1;
 }).map((e) => ({cls: e.className, live: e.dataset.live || null, cue: e.dataset.overflow || null,
                 before: getComputedStyle(e, "::before").content}));
-const right = Math.max(...[...r.querySelectorAll("*")].filter((e) => e.offsetParent !== null && !e.closest(".live-scroll"))
-  .map((e) => e.getBoundingClientRect().right));
+const right = Math.max(...[...r.querySelectorAll("*")]
+  .filter((e) => e.offsetParent !== null && !e.closest(".live-scroll")).map((e) => e.getBoundingClientRect().right));
 return {cut, right, width: document.documentElement.clientWidth, scroll: document.documentElement.scrollWidth};
 """
 
@@ -599,7 +602,8 @@ def test_the_table_has_axes_the_figures_grey_scale_and_a_legend_on_one_line(live
         "const l = document.querySelector('[data-live=legend]'), sub = l.querySelector('sub');"
         "const range = document.createRange(); range.setStart(l.firstChild, 0); range.setEnd(l.firstChild, 5);"
         "const a = range.getBoundingClientRect(), b = sub.getBoundingClientRect();"
-        "return {text: l.textContent.slice(0, 10), gap: b.left - a.right, same: Math.abs(a.bottom - b.bottom) < a.height};"
+        "return {text: l.textContent.slice(0, 10), gap: b.left - a.right,"
+        "        same: Math.abs(a.bottom - b.bottom) < a.height};"
     )
     assert legend["text"].startswith("가중치 αtj:") and legend["same"] and legend["gap"] < 2, legend
 
@@ -678,7 +682,8 @@ def test_an_export_of_a_model_trained_on_8_words_lets_the_page_take_8_words(watc
     assert json.loads((out / "vocabularies.json").read_text(encoding="utf-8"))["max_words"] == 8
     # The shipped Luong graphs (same vocabularies) are served from the site as they are.
     handler = functools.partial(
-        type("Handler", (_Overlay,), {"base_path": built_site.base_path, "overlay": out}), directory=str(built_site.root)
+        type("Handler", (_Overlay,), {"base_path": built_site.base_path, "overlay": out}),
+        directory=str(built_site.root),
     )
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True

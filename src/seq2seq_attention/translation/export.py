@@ -2,7 +2,8 @@
 
 `export_onnx` writes `encoder.onnx` (tokens -> keys, first hidden state, projected keys),
 `step.onnx` (token, hidden, keys, projected keys -> logits, next hidden, attention weights and the
-raw scores e_tj before the softmax) and `vocabularies.json` (with the training data's length limit); `export_sentences` writes `sentences.json`, the normalised French sentences
+raw scores e_tj before the softmax) and `vocabularies.json` (with the training data's length limit);
+`export_sentences` writes `sentences.json`, the normalised French sentences
 of the training and held-out split, so that the page can say which one a typed sentence is. The
 weights are stored as float16 (cast back to float32 inside the graph), so the two graphs compute
 exactly what `half_precision(model)` computes in PyTorch: the model with every weight rounded to
@@ -354,7 +355,9 @@ def _check_indices(name: str, tokens: object, size: int, side: str, longest: int
     if not isinstance(tokens, list | tuple) or not all(is_int(token) for token in tokens):
         raise InputError(f"{name} must be a list of {side} token indices (ints), got {echo(tokens, 80)}")
     if not tokens or (longest is not None and len(tokens) > longest):
-        raise InputError(f"{name} must hold 1 to {longest} token indices (a sentence ending in <eos>), got {len(tokens)}")
+        raise InputError(
+            f"{name} must hold 1 to {longest} token indices (a sentence ending in <eos>), got {len(tokens)}"
+        )
     bad = [token for token in tokens if not 0 <= token < size]
     if bad:
         raise InputError(
