@@ -7,13 +7,14 @@ a time as the page does.
 
 import functools
 import json
+import re
 from pathlib import Path
 
 import torch
 
 from seq2seq_attention import collate, load_checkpoint, load_pairs, split_pairs
 from seq2seq_attention.core.tokens import EOS_IDX
-from seq2seq_attention.translation.export import half_precision
+from seq2seq_attention.translation.export import half_precision, recorded_scores
 from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
 from seq2seq_attention.translation.search import beam_search_decode, greedy_search
 
@@ -66,11 +67,14 @@ def _state(model, ids: list[int]):
 
 @torch.inference_mode()
 def reference_greedy(name: str, ids: list[int], prefix: list[int] = ()) -> dict:
-    """PyTorch's greedy decoding of one sentence after the forced `prefix`: tokens, (T, V) logits, (T, S) weights."""
+    """PyTorch's greedy decoding of one sentence after the forced `prefix`: tokens, (T, V) logits, (T, S) weights,
+    and the (T, S) raw scores e_tj that the attention's score function gave before its softmax."""
     model, _ = float16_model(name)
     forced = torch.tensor([list(prefix)], dtype=torch.long) if prefix else None  # (1, P)
-    tokens, logits, weights, _ = greedy_search(model.decoder.forward_step, _state(model, ids), prefix=forced)
-    return {"tokens": tokens[0].tolist(), "logits": logits[0], "weights": weights[0]}  # (T,), (T, V), (T, S)
+    with recorded_scores(model.decoder.attention) as scores:
+        tokens, logits, weights, _ = greedy_search(model.decoder.forward_step, _state(model, ids), prefix=forced)
+    scores = torch.cat(scores, dim=1)[0]  # (T, S): one (1, 1, S) per step
+    return {"tokens": tokens[0].tolist(), "logits": logits[0], "weights": weights[0], "scores": scores}
 
 
 def reference_beam(name: str, ids: list[int], beam_size: int) -> tuple[list[int], float]:
@@ -91,3 +95,26 @@ def forced_prefix(name: str, ids: list[int]) -> list[int]:
 
 def vocabularies_document() -> dict:
     return json.loads((LIVE / "vocabularies.json").read_text(encoding="utf-8"))
+
+
+def stated_files() -> dict[str, dict[str, int]]:
+    """The byte sizes the live page states for each loading phase (`data-first-files`, `data-luong-files`)."""
+    page = (ROOT / "docs" / "live.md").read_text(encoding="utf-8")
+    return {
+        phase: json.loads(re.search(rf"data-{phase}-files='([^']*)'", page).group(1)) for phase in ("first", "luong")
+    }
+
+
+def checkpoint_with_max_words(path: Path, max_words: int) -> Path:
+    """A small Bahdanau translator (H = 8, seeded, the packaged vocabularies) whose training config says `max_words`.
+
+    Its vocabularies are the packaged model's, so that its export can stand in for the page's Bahdanau model
+    beside the shipped Luong graphs (which share them).
+    """
+    from seq2seq_attention import build_model, save_checkpoint
+
+    vocabs = load_checkpoint(CHECKPOINTS["bahdanau"]).vocabs
+    torch.manual_seed(0)
+    model = build_model("bahdanau", len(vocabs.source), len(vocabs.target), hidden_size=8).eval()
+    save_checkpoint(path, model, vocabs, training={"config": {"max_words": max_words, "split": "by_english"}})
+    return path

@@ -88,3 +88,39 @@ def test_the_export_command_writes_graphs_that_run(tmp_path, sessions):
     np.testing.assert_allclose(weights, attentions[0, : len(tokens)].numpy(), atol=1e-5)
     with pytest.raises(InputError, match="draws attention weights"):
         export_onnx(build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8), vocabs, tmp_path)
+
+
+def test_export_onnx_writes_the_checkpoints_max_words_and_prints_only_what_it_wrote(tmp_path):
+    """A checkpoint trained with --max-words 8: the command writes 8 (not the default 6), with no exporter noise."""
+    import os
+    import subprocess
+    import sys
+
+    from live_support import checkpoint_with_max_words
+
+    checkpoint = checkpoint_with_max_words(tmp_path / "eight", 8)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(
+        [sys.executable, "-m", "seq2seq_attention.cli", "export-onnx", "--checkpoint", str(checkpoint),
+         "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", result.stderr  # no TracerWarning, FutureWarning or "torchvision is not installed"
+    assert [line.split(" (")[0] for line in result.stdout.splitlines()] == [
+        f"wrote {tmp_path / 'out' / name}"
+        for name in ("encoder.onnx", "step.onnx", "vocabularies.json", "sentences.json")
+    ]
+    document = json.loads((tmp_path / "out" / "vocabularies.json").read_text(encoding="utf-8"))
+    assert document["max_words"] == 8
+
+
+@pytest.mark.parametrize("max_words", [0, 64, "8", 8.0, True, None])
+def test_export_onnx_refuses_a_bad_max_words_before_writing(tmp_path, max_words):
+    from seq2seq_attention.core.errors import InputError
+    from seq2seq_attention.translation.export import export_onnx
+
+    checkpoint = load_checkpoint(PRETRAINED_DIR / "bahdanau")
+    with pytest.raises(InputError, match="max_words must be an int from 1 to 63"):
+        export_onnx(checkpoint.model, checkpoint.vocabs, tmp_path / "out", max_words)
+    assert not (tmp_path / "out").exists()

@@ -1,8 +1,10 @@
 """The live page's two exported models, run by onnxruntime through `search.py`'s loops, against PyTorch.
 
 For 50 held-out sentences and both models (Bahdanau and Luong scaled-dot): the top-k lists of every
-greedy step, a forced continuation (a prefix the model would not produce itself), and beam search for
-k = 1..5 against `beam_search_decode` (scores within 1e-4). PyTorch runs with the same float16-rounded
+greedy step, the raw attention scores e_tj and their softmax, a forced continuation (a prefix the model
+would not produce itself), and beam search for k = 1..5 against `beam_search_decode` (scores within 1e-4).
+Also: the file sizes the page states for its progress bar, and `GraphDecoder`'s refusal of token
+indices that onnxruntime would misread or die on. PyTorch runs with the same float16-rounded
 weights as the graphs (`half_precision`). The browser test (`test_live_browser.py`) checks the same
 things for the page's JavaScript.
 """
@@ -12,18 +14,22 @@ import json
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from live_support import (
     BEAM_SIZES,
     CHECKPOINTS,
     GRAPHS,
     LIVE,
     PAGE_FILES,
+    ROOT,
     TOP_K,
     encode,
     forced_prefix,
     held_out_sentences,
     reference_beam,
     reference_greedy,
+    stated_files,
     vocabularies_document,
 )
 
@@ -50,17 +56,34 @@ def graphs() -> dict[str, GraphDecoder]:
     }
 
 
+def recording(graph: GraphDecoder):
+    """`graph.forward_step`, keeping the raw scores (B, 1, S) of every step in the returned list."""
+    scores = []
+
+    def forward_step(input, state):
+        out = graph.forward_step(input, state)
+        scores.append(graph.scores)
+        return out
+
+    return forward_step, scores
+
+
 @pytest.mark.parametrize("model", MODELS)
-def test_top_k_lists_and_forced_continuations_equal_pytorch(graphs, model):
+def test_top_k_lists_scores_and_forced_continuations_equal_pytorch(graphs, model):
     graph = graphs[model]
     for sentence in held_out_sentences(50):
         ids = encode(sentence)
-        tokens, logits, weights, _ = greedy_search(graph.forward_step, graph.init_state(ids))  # (1, T), (1, T, V)
+        forward_step, scores = recording(graph)
+        tokens, logits, weights, _ = greedy_search(forward_step, graph.init_state(ids))  # (1, T), (1, T, V)
         reference = reference_greedy(model, ids)
         assert tokens[0].tolist() == reference["tokens"], sentence
         assert logits[0].topk(TOP_K).indices.tolist() == reference["logits"].topk(TOP_K).indices.tolist(), sentence
         np.testing.assert_allclose(logits[0].numpy(), reference["logits"].numpy(), atol=1e-4)
         np.testing.assert_allclose(weights[0].numpy(), reference["weights"].numpy(), atol=1e-5)
+        raw = torch.cat(scores, dim=1)[0]  # (T, S)
+        np.testing.assert_allclose(raw.numpy(), reference["scores"].numpy(), rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(torch.softmax(raw, dim=-1).numpy(), weights[0].numpy(), atol=1e-6)
+        assert raw.argmax(-1).tolist() == weights[0].argmax(-1).tolist(), sentence  # the softmax keeps the order
         prefix = forced_prefix(model, ids)
         forced, _, _, _ = greedy_search(
             graph.forward_step, graph.init_state(ids), prefix=torch.tensor([prefix])
@@ -100,6 +123,54 @@ def test_the_sentence_lists_are_the_split_the_models_trained_on(tmp_path):
 
 def test_everything_the_page_fetches_fits_20_mb():
     assert sum(path.stat().st_size for path in PAGE_FILES) <= PAGE_BUDGET
+
+
+def test_the_sizes_the_page_states_for_its_progress_are_the_files_sizes():
+    """The progress bar counts against these totals; a re-export must update them in docs/live.md."""
+    stated = stated_files()
+    assets = ROOT / "docs" / "assets"
+    actual = {phase: {path: (assets / path).stat().st_size for path in files} for phase, files in stated.items()}
+    assert stated == actual
+    assert {assets / path for files in stated.values() for path in files} == set(PAGE_FILES) - {
+        PAGE_FILES[0]  # ort.wasm.min.js: a script tag, not counted
+    }
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    tokens=st.lists(st.integers(-(2**40), 2**40), max_size=8).filter(
+        lambda t: not t or any(x < 0 or x >= 2460 for x in t)
+    )
+)
+def test_the_graph_decoder_refuses_indices_onnxruntime_would_misread(graphs, tokens):
+    """Empty (onnxruntime aborts the process), negative (Gather wraps it) or past the vocabulary: a clear error."""
+    from seq2seq_attention.core.errors import InputError
+
+    graph = graphs["bahdanau"]
+    assert graph.source_size == 2460
+    with pytest.raises(InputError, match=r"tokens must (hold 1 to 64|be source token indices from 0 to 2459)"):
+        graph.init_state(tokens)
+    state = graph.init_state(encode("je suis fatigue ."))
+    bad = [x for x in tokens if x < 0 or x >= graph.target_size] or [-1]
+    with pytest.raises(InputError, match=f"input must be target token indices from 0 to {graph.target_size - 1}"):
+        graph.forward_step(torch.tensor([[bad[0]]]), state)
+
+
+def test_the_graph_decoder_refuses_what_is_not_a_list_of_indices(graphs):
+    from seq2seq_attention.core.errors import InputError
+
+    graph = graphs["bahdanau"]
+    for tokens, message in [
+        ([1.0, 2], "tokens must be a list of source token indices"),
+        ("je suis", "tokens must be a list of source token indices"),
+        ([True, 2], "tokens must be a list of source token indices"),
+        ([4] * 65, "tokens must hold 1 to 64 token indices"),
+    ]:
+        with pytest.raises(InputError, match=message):
+            graph.init_state(tokens)
+    state = graph.init_state(encode("je suis fatigue ."))
+    with pytest.raises(InputError, match=r"input must be \(B, 1\) target token indices as torch.long"):
+        graph.forward_step(torch.zeros(1, 1), state)
 
 
 @pytest.mark.parametrize(

@@ -8,17 +8,24 @@
   const EOS = 2, SOS = 1, TOP_K = 5, LENGTH_PENALTY = 1.0;
   const base = root.dataset.base;
   const MODELS = {
-    bahdanau: { dir: "live/", label: "바다나우(덧셈형 점수)" },
-    luong: { dir: "live/luong/", label: "루옹(크기 조정 내적 점수)" },
+    bahdanau: { dir: "live/", label: "바다나우(덧셈형 점수)", name: "바다나우" },
+    luong: { dir: "live/luong/", label: "루옹(크기 조정 내적 점수)", name: "루옹" },
   };
+  // The bytes of every file each phase needs, as the page states them (a test checks them against the files).
+  const FILES = { first: JSON.parse(root.dataset.firstFiles), luong: JSON.parse(root.dataset.luongFiles) };
   const $ = (name, scope = root) => scope.querySelector(`[data-live="${name}"]`);
+  const columnOf = (model) => root.querySelector(`[data-model-column="${model}"]`);
   const loaded = {};  // model name -> {encoder, step}
   let vocab = null, splits = null, first = true, busy = 0, run = 0;
   let settling = true;  // until the second model has loaded (or failed to) and translated: data-done stays false
-  let current = null;  // the sentence shown: {words, ids, source, results: {model: decoded}, forced: {model: tokens}}
-  // What the browser test calls: the same functions the page uses; times: when each model was ready, in ms after the
-  // page started loading (performance.now() counts from the navigation's start).
-  const live = { models: loaded, times: {} };
+  // The sentence shown: {sentence, ids, source, results: {model: decoded}, forced: {model: Map(step -> token)},
+  // selected: {model: step}}. A forced map holds the steps where the reader chose the word; the other steps are greedy.
+  let current = null;
+  let pending = readFragment();  // the view the URL's fragment asks for, restored by the first translation
+  let focusAfter = null;  // the control that started the run in progress: it gets the focus back
+  // What the browser tests call: the same functions the page uses; times: when each model was ready and when its first
+  // translation was on the page, in ms after the page started loading (performance.now() counts from the navigation).
+  const live = { models: loaded, times: {}, translated: {} };
   window.liveApi = live;
 
   // ---------- input: normalise, check, say where a sentence comes from ----------
@@ -29,7 +36,9 @@
     return s.replace(/[^a-zA-Z.!?]+/g, " ");
   }
 
-  function problems(sentence) {  // every check of prepare_sentences at once, in Korean
+  const count = (n) => n.toLocaleString("ko-KR");
+
+  function problems(sentence) {  // every check of prepare_sentences at once, in Korean, with what the model saw
     const found = [];
     const foreign = [...new Set([...sentence].filter((c) => /\p{L}/u.test(c) && !/\p{Script=Latin}/u.test(c)))];
     if (foreign.length) found.push(`라틴 문자가 아닌 글자(${foreign.join("")})가 있습니다. 모델은 프랑스어를 읽습니다.`);
@@ -40,8 +49,17 @@
         `셉니다. 모델은 토큰 ${vocab.max_words}개까지의 문장으로 학습했습니다.`);
     }
     const unknown = [...new Set(words.filter((w) => !vocab.index.has(w)))];
-    if (unknown.length) {
-      found.push(`사전에 없는 단어: ${unknown.map((w) => `'${w}'`).join(", ")}. 학습 문장에 나온 단어만 알아봅니다.`);
+    if (unknown.includes("?")) {
+      const ends = splits.endings;
+      found.push(`'?': 학습 문장 ${count(splits.train.size)}개 가운데 물음표로 끝나는 문장은 없습니다. ` +
+        `${count(ends["."] || 0)}개가 '.'로, ${count(ends["!"] || 0)}개가 '!'로 끝나는 평서문입니다. ` +
+        "이 모델은 질문을 본 적이 없으니 물음표를 빼거나 마침표로 바꿔 보세요.");
+    }
+    const words_ = unknown.filter((w) => w !== "?");
+    if (words_.length) {
+      found.push(`사전에 없는 단어: ${words_.map((w) => `'${w}'`).join(", ")}. 모델은 학습 문장에 나온 프랑스어 단어 ` +
+        `${count(vocab.source.length - 3)}개만 압니다. 학습 문장은 “je suis …”, “il est …”처럼 주어와 être로 시작하는 ` +
+        "짧은 문장이라 그 밖의 일상 어휘는 대부분 빠져 있습니다.");
     }
     return found;
   }
@@ -70,7 +88,10 @@
     const result = await loaded[model].step.run({
       token: int64([token], [1, 1]), hidden, keys: encoded.keys, proj_keys: encoded.proj_keys,
     });
-    return { logits: result.logits.data, hidden: result.next_hidden, weights: Array.from(result.weights.data) };
+    return {
+      logits: result.logits.data, hidden: result.next_hidden,
+      weights: Array.from(result.weights.data), scores: Array.from(result.scores.data),
+    };
   }
 
   function topk(logits, k) {  // the k largest logits, largest first (ties: the smaller index first)
@@ -86,51 +107,63 @@
     return best;
   }
 
-  function logSoftmax(logits) {  // in float64: log p_v = l_v - max - log sum exp(l - max)
+  function logSumExp(logits) {  // in float64: max + log sum exp(l - max)
     let max = -Infinity;
     for (const l of logits) max = Math.max(max, l);
     let sum = 0;
     for (const l of logits) sum += Math.exp(l - max);
-    const shift = max + Math.log(sum);
+    return max + Math.log(sum);
+  }
+
+  function logSoftmax(logits) {  // log p_v = l_v - log sum exp(l)
+    const shift = logSumExp(logits);
     return Float64Array.from(logits, (l) => l - shift);
   }
 
-  function candidates(logits) {  // top-k by logits; softmax computed only to show that the order is the same
-    const logp = logSoftmax(logits);
-    return topk(logits, TOP_K).map((token) => ({ token, logit: logits[token], prob: Math.exp(logp[token]) }));
+  function candidates(logits) {  // top-k by logits; log-probabilities computed only to show that the order is the same
+    const shift = logSumExp(logits);
+    return topk(logits, TOP_K).map((token) => {
+      const logp = logits[token] - shift;
+      return { token, logit: logits[token], logp, prob: Math.exp(logp) };
+    });
   }
 
-  // Greedy decoding (greedy_decode), except that the first forced.length inputs are the reader's choices.
-  async function decode(model, ids, forced = [], onRow = async () => true) {
+  // Greedy decoding (greedy_decode), except at the steps where the reader chose the word. `forced` is a Map
+  // (step -> token) or, as `greedy_search`'s prefix, an array of the first tokens.
+  async function decode(model, ids, forced = new Map(), onRow = async () => true) {
+    if (Array.isArray(forced)) forced = new Map(forced.map((token, t) => [t, token]));
     const encoded = await encode(model, ids);
     let hidden = encoded.hidden;
-    const tokens = [], weights = [], tops = [];
+    const tokens = [], weights = [], scores = [], tops = [], shifts = [];
     for (let t = 0; t < vocab.max_length; t++) {
       const out = await step(model, encoded, hidden, t === 0 ? SOS : tokens[t - 1]);
       const top = candidates(out.logits);
-      const token = t < forced.length ? forced[t] : top[0].token;
+      const token = forced.has(t) ? forced.get(t) : top[0].token;
       tokens.push(token);
       weights.push(out.weights);
+      scores.push(out.scores);
       tops.push(top);
-      if (!(await onRow(t, token, out.weights, t < forced.length))) return null;  // a newer run took over
+      shifts.push(logSumExp(out.logits));
+      if (!(await onRow(t, token, out.weights, forced.has(t)))) return null;  // a newer run took over
       if (token === EOS) break;
       hidden = out.hidden;
     }
-    return { tokens, weights, candidates: tops, forced: forced.length };
+    return { tokens, weights, scores, candidates: tops, logSumExp: shifts, forced: [...forced.keys()] };
   }
   live.decode = decode;
 
   // Beam search (beam_search_decode for one sentence): the k best prefixes live on, an <eos> among the k best
   // candidates finishes a hypothesis, scores are log-probabilities divided by length ** LENGTH_PENALTY.
+  // Each kept or finished hypothesis remembers its parent (its row among the previous step's kept ones): the tree.
   async function beam(model, ids, k, lengthPenalty = LENGTH_PENALTY) {
     const encoded = await encode(model, ids);
-    let live = [{ tokens: [], score: 0, hidden: encoded.hidden }];
+    let kept = [{ tokens: [], score: 0, hidden: encoded.hidden }];
     let best = null, finishedCount = 0;
     const steps = [];
     for (let t = 0; t < vocab.max_length; t++) {
       const extended = [];
-      for (let b = 0; b < live.length; b++) {
-        const hyp = live[b];
+      for (let b = 0; b < kept.length; b++) {
+        const hyp = kept[b];
         const out = await step(model, encoded, hyp.hidden, t === 0 ? SOS : hyp.tokens[t - 1]);
         const logp = logSoftmax(out.logits);
         for (const token of topk(logp, 2 * k)) {  // only the 2k best of a row can be among the 2k best overall
@@ -143,17 +176,17 @@
       top.forEach((hyp, rank) => {
         if (hyp.tokens[t] === EOS && rank < k && finishedCount < k) {
           const normalised = hyp.score / (t + 1) ** lengthPenalty;
-          finished.push({ tokens: hyp.tokens, score: hyp.score, normalised });
-          if (!best || normalised > best.normalised) best = { tokens: hyp.tokens, normalised };
+          finished.push({ tokens: hyp.tokens, score: hyp.score, normalised, parent: hyp.row });
+          if (!best || normalised > best.normalised) best = { tokens: hyp.tokens, normalised, step: t };
         }
       });
       finishedCount += finished.length;
-      live = top.filter((hyp) => hyp.tokens[t] !== EOS).slice(0, k);
-      steps.push({ live: live.map(({ tokens, score }) => ({ tokens, score })), finished });
+      kept = top.filter((hyp) => hyp.tokens[t] !== EOS).slice(0, k);
+      steps.push({ live: kept.map(({ tokens, score, row }) => ({ tokens, score, parent: row })), finished });
       if (finishedCount >= k) break;
     }
     if (finishedCount === 0) {
-      best = { tokens: live[0].tokens, normalised: live[0].score / Math.max(live[0].tokens.length, 1) ** lengthPenalty };
+      best = { tokens: kept[0].tokens, normalised: kept[0].score / Math.max(kept[0].tokens.length, 1) ** lengthPenalty };
     }
     return { tokens: best.tokens, score: best.normalised, steps };
   }
@@ -163,16 +196,31 @@
 
   const words = (tokens) => tokens.filter((t) => t !== EOS).map((t) => vocab.target[t]).join(" ");
   const shade = (w) => Math.round(255 * w);  // matplotlib's "gray" from 0 to 1, as in the heatmap figures
+  const fixed = (x, digits) => (Math.abs(x) < 0.5 * 10 ** -digits ? 0 : x).toFixed(digits);  // no "-0.000"
 
-  function busyOn() {
+  function probability(p) {  // three significant digits, so that no candidate reads 0: percent, then powers of ten
+    if (p >= 0.0001) return `${Number((100 * p).toPrecision(3))}%`;
+    const [mantissa, exponent] = p.toExponential(2).split("e");
+    return `${mantissa}×10<sup>${Number(exponent)}</sup>`;
+  }
+
+  function busyOn(returnTo = document.activeElement) {
+    if (!busy) focusAfter = returnTo && returnTo !== document.body ? returnTo : null;
     busy++;
     root.dataset.busy = "true";
     root.querySelectorAll("button, input, select").forEach((control) => { control.disabled = true; });
+    root.querySelectorAll("[data-live=output]").forEach((output) => output.setAttribute("aria-busy", "true"));
   }
 
   function busyOff() {
     busy--;
-    if (!busy) enableControls();
+    if (busy) return;
+    enableControls();
+    root.querySelectorAll("[data-live=output]").forEach((output) => output.setAttribute("aria-busy", "false"));
+    const target = typeof focusAfter === "function" ? focusAfter() : focusAfter;
+    focusAfter = null;
+    if (target?.isConnected && !target.disabled) target.focus();
+    updateScrollCues();
   }
 
   function enableControls() {  // after a run: every control, less the chosen candidates and models not yet loaded
@@ -188,18 +236,21 @@
     const table = document.createElement("table");
     table.className = "live-heatmap";
     table.dataset.live = "heatmap";
-    const caption = table.createCaption();
-    caption.innerHTML = "가로: 원문 토큰(인코더 위치 j) · 세로: 만든 단어(디코더 단계 t) · 칸: 가중치 α<sub>tj</sub>";
+    table.weights = [];  // row t: the weights α_t· drawn in it (for the linked highlight)
     const head = table.createTHead().insertRow();
     const corner = document.createElement("th");
     corner.innerHTML = "<span class='live-axis'>t ↓ · j →</span>";
     head.appendChild(corner);
-    for (const word of source) {
+    source.forEach((word, j) => {
       const cell = document.createElement("th");
       cell.scope = "col";
       cell.textContent = word;
+      cell.tabIndex = 0;  // focusable: focusing a source word highlights the output words that looked at it
+      cell.dataset.position = j;
+      cell.setAttribute("aria-label", `원문 토큰 ${j + 1}: ${word}`);
+      linkable(table, cell, () => linkSource(table, j));
       head.appendChild(cell);
-    }
+    });
     table.createTBody();
     $("table", column).replaceChildren(table);
     return table;
@@ -208,14 +259,18 @@
   function drawRow(column, table, t, token, weights, forced) {
     const row = table.tBodies[0].insertRow();
     row.dataset.step = t;
+    table.weights[t] = weights;
     const label = document.createElement("th");
     label.scope = "row";
     const pick = document.createElement("button");
     pick.type = "button";
     pick.className = "live-step";
+    pick.dataset.live = "step";
     pick.textContent = `${t + 1}. ${vocab.target[token]}${forced ? " ✎" : ""}`;
-    pick.title = forced ? "직접 고른 단어(강요)" : "이 단계의 후보 보기";
-    pick.addEventListener("click", () => showCandidates(column.dataset.model, t));
+    pick.title = forced ? "직접 고른 단어(강요): 이 단계의 후보 보기" : "이 단계의 후보 보기";
+    pick.disabled = busy > 0;  // drawn during a run: off like every other control until it ends
+    pick.addEventListener("click", () => selectStep(column.dataset.modelColumn, t));
+    linkable(table, pick, () => linkStep(table, t));
     label.appendChild(pick);
     row.appendChild(label);
     if (forced) row.classList.add("forced");
@@ -229,20 +284,77 @@
     }
   }
 
+  // Linked highlighting: an output word lights its source words by α_tj, a source word lights the output words.
+  // The pointer or the focus lights; leaving an element clears only its own lighting, and the focused word (if any)
+  // lights again.
+  function linkable(table, element, light) {
+    element.light = light;
+    const on = () => { table.litBy = element; light(); };
+    const off = () => {
+      if (table.litBy !== element) return;
+      unlink(table);
+      table.litBy = null;
+      const focused = document.activeElement;
+      if (focused !== element && focused?.light && table.contains(focused)) { table.litBy = focused; focused.light(); }
+    };
+    for (const event of ["mouseenter", "focus"]) element.addEventListener(event, on);
+    for (const event of ["mouseleave", "blur"]) element.addEventListener(event, off);
+  }
+
+  function mark(element, weight) {
+    element.classList.add("linked");
+    element.style.setProperty("--live-link", weight.toFixed(3));
+    element.dataset.link = weight.toFixed(3);
+  }
+
+  function linkStep(table, t) {
+    unlink(table);
+    const weights = table.weights[t] || [];
+    table.tHead.rows[0].querySelectorAll("th[data-position]").forEach((cell) => mark(cell, weights[cell.dataset.position]));
+    table.tBodies[0].rows[t]?.classList.add("linking");
+  }
+
+  function linkSource(table, j) {
+    unlink(table);
+    [...table.tBodies[0].rows].forEach((row, t) => mark(row.querySelector(".live-step"), table.weights[t][j]));
+    table.tHead.rows[0].querySelector(`th[data-position="${j}"]`)?.classList.add("linking");
+  }
+
+  function unlink(table) {
+    table.querySelectorAll(".linked, .linking").forEach((element) => {
+      element.classList.remove("linked", "linking");
+      element.style.removeProperty("--live-link");
+      delete element.dataset.link;
+    });
+  }
+
+  function selectStep(model, t) {
+    if (!current?.results[model]) return;
+    current.selected[model] = t;
+    showCandidates(model, t);
+    writeFragment();
+  }
+  live.select = selectStep;
+
   function showCandidates(model, t) {
-    const column = root.querySelector(`[data-model-column="${model}"]`);
+    const column = columnOf(model);
     const result = current?.results[model];
     const panel = $("candidates", column);
     if (!result || !result.candidates[t]) { panel.replaceChildren(); return; }
     column.querySelectorAll("tr.selected").forEach((row) => row.classList.remove("selected"));
     column.querySelector(`tr[data-step="${t}"]`)?.classList.add("selected");
+    column.querySelectorAll("[data-live=step]").forEach((button, i) => button.setAttribute("aria-pressed", String(i === t)));
     const chosen = result.tokens[t];
+    const shift = result.logSumExp[t];
     const table = document.createElement("table");
     table.className = "live-topk";
     table.dataset.step = t;
-    table.createCaption().textContent = `단계 ${t + 1}의 후보 ${TOP_K}개 (로짓 순)`;
+    table.setAttribute("aria-describedby", `live-topk-${model}`);
+    const caption = explanation(`live-topk-${model}`, `<strong>단계 ${t + 1}의 후보 ${TOP_K}개</strong>(로짓 순). ` +
+      `log p = 로짓 − ${shift.toFixed(3)}: 모든 단어에서 같은 수(log Σ exp 로짓)를 빼므로 로짓의 순위와 log p의 순위가 ` +
+      "같습니다. 확률 p = exp(log p)는 유효숫자 세 자리로, 작은 값은 10의 거듭제곱으로 적습니다.");
     const head = table.createTHead().insertRow();
-    for (const title of ["순위", "단어", "로짓", "소프트맥스 확률", ""]) {
+    for (const title of ["순위", "단어", "로짓", "log p", "확률 p", ""]) {
       const th = document.createElement("th");
       th.textContent = title;
       head.appendChild(th);
@@ -255,24 +367,73 @@
       row.insertCell().textContent = rank + 1;
       row.insertCell().textContent = vocab.target[c.token];
       row.insertCell().textContent = c.logit.toFixed(3);
-      row.insertCell().textContent = `${(100 * c.prob).toFixed(1)}%`;
+      row.insertCell().textContent = fixed(c.logp, 3);
+      row.insertCell().innerHTML = probability(c.prob);  // digits and a superscript only
       const force = document.createElement("button");
       force.type = "button";
       force.dataset.live = "force";
-      force.textContent = c.token === chosen ? "고른 단어" : "이 단어로 강요";
+      force.textContent = c.token === chosen ? "고른 단어" : "강요";
       force.dataset.off = String(c.token === chosen);
       force.disabled = c.token === chosen || busy > 0;
+      force.setAttribute("aria-label", `단계 ${t + 1}에 '${vocab.target[c.token]}'${c.token === chosen ? "(고른 단어)" : "를 강요"}`);
       force.addEventListener("click", () => forceWord(model, t, c.token));
       row.insertCell().appendChild(force);
     });
-    panel.replaceChildren(table);
+    const scores = scoreTable(model, result, t);
+    panel.replaceChildren(caption, scrolling(table), scores.caption, scrolling(scores.table));
+    updateScrollCues();
+  }
+
+  function explanation(id, html) {  // a table's caption, outside its scrolling box so that it wraps on a phone
+    const p = document.createElement("p");
+    p.className = "live-caption";
+    p.id = id;
+    p.innerHTML = html;
+    return p;
+  }
+
+  function scrolling(table) {
+    const box = document.createElement("div");
+    box.className = "live-scroll";
+    box.appendChild(table);
+    return box;
+  }
+
+  function scoreTable(model, result, t) {  // the raw scores e_tj of one step beside their softmax α_tj
+    const scores = result.scores[t], weights = result.weights[t];
+    const max = Math.max(...scores);
+    const table = document.createElement("table");
+    table.className = "live-scores";
+    table.dataset.live = "scores";
+    table.setAttribute("aria-describedby", `live-scores-${model}`);
+    const caption = explanation(`live-scores-${model}`, `<strong>단계 ${t + 1}의 점수 e<sub>tj</sub>와 가중치 ` +
+      "α<sub>tj</sub></strong>: α<sub>tj</sub> = exp(e<sub>tj</sub> − max e) / Σ<sub>j</sub> exp(e<sub>tj</sub> − max e). " +
+      "소프트맥스는 점수의 순서를 지키므로 가장 큰 점수(굵게)가 가장 큰 가중치입니다. 점수 자체의 크기는 모델마다 다르고, " +
+      "가중치를 정하는 것은 점수끼리의 차이입니다.");
+    const head = table.createTHead().insertRow();
+    for (const title of ["j", "원문 토큰", "점수 e", "e − max e", "가중치 α"]) {
+      const th = document.createElement("th");
+      th.innerHTML = title;
+      head.appendChild(th);
+    }
+    const body = table.createTBody();
+    scores.forEach((score, j) => {
+      const row = body.insertRow();
+      if (score === max) row.classList.add("chosen");
+      row.insertCell().textContent = j + 1;
+      row.insertCell().textContent = current.source[j];
+      row.insertCell().textContent = score.toFixed(3);
+      row.insertCell().textContent = fixed(score - max, 3);
+      row.insertCell().textContent = weights[j].toFixed(4);
+    });
+    return { caption, table };
   }
 
   // ---------- runs: one at a time; a newer run makes every older one stop drawing ----------
 
   async function show(model, mine) {
-    const column = root.querySelector(`[data-model-column="${model}"]`);
-    const forced = current.forced[model] || [];
+    const column = columnOf(model);
+    const forced = current.forced[model];
     const table = drawHeader(column, current.source);
     $("output", column).textContent = "";
     $("candidates", column).replaceChildren();
@@ -282,21 +443,26 @@
       drawRow(column, table, t, token, weights, isForced);
       shown.push(token);
       $("output", column).textContent = words(shown);
-      const pause = first ? 0 : Number(root.dataset.stepMs ?? 120);  // let the reader see the rows arrive
+      // A model's first translation is drawn at once (its time is the one the page states); later runs pause
+      // between rows so that the reader sees them arrive.
+      const pause = model in live.translated ? Number(root.dataset.stepMs ?? 120) : 0;
       if (pause) await new Promise((resolve) => setTimeout(resolve, pause));
       return mine === run;
     });
     if (!result || mine !== run) return false;
     current.results[model] = result;
-    $("output", column).textContent = words(result.tokens);
-    $("reset", column).hidden = !forced.length;
-    showCandidates(model, Math.min(result.forced, result.tokens.length - 1));
+    $("output", column).textContent = words(result.tokens) || "(빈 번역)";
+    $("reset", column).hidden = !forced.size;
+    const wanted = current.selected[model] ?? (forced.size ? Math.max(...forced.keys()) + 1 : 0);
+    current.selected[model] = Math.min(wanted, result.tokens.length - 1);
+    showCandidates(model, current.selected[model]);
+    if (!(model in live.translated)) live.translated[model] = performance.now();
     return true;
   }
 
-  async function runModels(models) {
+  async function runModels(models, returnTo) {
     const mine = ++run;
-    busyOn();
+    busyOn(returnTo);
     root.dataset.done = "false";
     try {
       for (const model of models) {
@@ -304,18 +470,25 @@
       }
       window.liveResult = { tokens: current.results.bahdanau.tokens, weights: current.results.bahdanau.weights,
         source: current.source, luong: current.results.luong ?? null };
+      writeFragment();
       if (first) {
         first = false;
         window.liveFirstTranslationMs = performance.now();  // since the page started loading
-        $("latency").textContent = `이 브라우저에서 페이지를 연 뒤 첫 번역까지 ${Math.round(window.liveFirstTranslationMs)} ms`;
       }
+      drawTimes();
     } finally {
       busyOff();
       if (mine === run && !settling) root.dataset.done = "true";
     }
   }
 
-  function translate() {
+  function drawTimes() {  // one figure per model, measured as the page states it
+    const parts = Object.keys(MODELS).filter((m) => m in live.translated)
+      .map((m) => `${MODELS[m].name} ${count(Math.round(live.translated[m]))} ms`);
+    $("latency").textContent = `이 브라우저에서 잰 시간(페이지를 열기 시작한 때부터 그 모델의 첫 번역이 화면에 다 나올 때까지): ${parts.join(" · ")}`;
+  }
+
+  function translate(returnTo) {
     if (busy) return;  // the controls are disabled during a run; Enter or a script can still get here
     const sentence = $("input").value;
     const found = problems(sentence);
@@ -328,6 +501,7 @@
       $("reset", column).hidden = true;
     });
     $("beam-result").replaceChildren();
+    $("beam-output").replaceChildren();
     $("origin").textContent = "";
     if (found.length) {
       const list = document.createElement("ul");
@@ -335,6 +509,7 @@
       message.append("번역하지 않았습니다.", list);
       current = null;
       window.liveResult = { error: found.join(" "), problems: found };
+      writeFragment(sentence);
       root.dataset.done = "true";
       return;
     }
@@ -345,98 +520,198 @@
     const ignored = dropped(sentence);
     if (ignored.length) message.textContent = `정규화에서 버린 글자: ${ignored.join(" ")}`;
     current = {
-      ids: [...normalised.map((w) => vocab.index.get(w)), EOS], source: [...normalised, "<eos>"],
-      origin: from.kind, results: {}, forced: {},
+      sentence, ids: [...normalised.map((w) => vocab.index.get(w)), EOS], source: [...normalised, "<eos>"],
+      origin: from.kind, results: {}, forced: {}, selected: {},
     };
-    return runModels(Object.keys(MODELS).filter((model) => loaded[model]));
+    for (const model of Object.keys(MODELS)) current.forced[model] = new Map();
+    if (pending && pending.sentence === sentence) restoreForcing(pending);
+    pending = null;
+    return runModels(Object.keys(MODELS).filter((model) => loaded[model]), returnTo);
   }
   live.translate = translate;
 
   function forceWord(model, t, token) {
     if (busy || !current) return;
-    current.forced[model] = [...current.results[model].tokens.slice(0, t), token];
-    return runModels([model]);
+    // The steps before t keep their words (the reader's choices stay choices, greedy words stay greedy); later
+    // choices were made after another word and are dropped.
+    const forced = new Map([...current.forced[model]].filter(([step]) => step < t));
+    forced.set(t, token);
+    current.forced[model] = forced;
+    current.selected[model] = t + 1;  // the next step's candidates: force it too, with this one kept
+    return runModels([model], () => selectedButton(model));
   }
   live.force = forceWord;
 
   function resetForcing(model) {
     if (busy || !current) return;
-    current.forced[model] = [];
-    return runModels([model]);
+    current.forced[model] = new Map();
+    current.selected[model] = 0;
+    return runModels([model], () => selectedButton(model));
   }
+
+  const selectedButton = (model) => columnOf(model).querySelector("tr.selected [data-live=step]");
 
   async function runBeam() {
     if (busy || !current) return;
     const model = $("beam-model").value, k = Number($("beam-k").value);
     const mine = ++run;
-    busyOn();
+    busyOn($("beam-run"));
     root.dataset.done = "false";
     try {
       const result = await beam(model, current.ids, k);
       if (mine !== run) return;
       drawBeam(model, k, result);
-      window.liveBeam = { model, k, tokens: result.tokens, score: result.score };
+      window.liveBeam = { model, k, tokens: result.tokens, score: result.score, steps: result.steps.length };
     } finally {
       busyOff();
       if (mine === run) root.dataset.done = "true";
     }
   }
 
+  // The beam as a tree: the root is <sos>; a node is a word kept at its step (its cumulative log-probability), or an
+  // <eos> that finished a hypothesis (its score divided by the length); the chosen translation is marked.
   function drawBeam(model, k, result) {
     const box = $("beam-result");
-    const list = document.createElement("ol");
-    list.className = "live-beam-steps";
-    result.steps.forEach((s, t) => {
-      const item = list.appendChild(document.createElement("li"));
-      item.append(`단계 ${t + 1}: `);
-      for (const hyp of s.live) {
-        const span = item.appendChild(document.createElement("span"));
-        span.className = "live-hyp";
-        span.textContent = `${words(hyp.tokens)} (${hyp.score.toFixed(3)})`;
-      }
-      for (const hyp of s.finished) {
-        const span = item.appendChild(document.createElement("span"));
-        span.className = "live-hyp finished";
-        span.textContent = `${words(hyp.tokens)} <eos> (${hyp.score.toFixed(3)} ÷ ${hyp.tokens.length} = ${hyp.normalised.toFixed(4)})`;
-      }
-    });
-    const final = document.createElement("p");
-    final.dataset.live = "beam-output";
+    const final = $("beam-output");
     final.innerHTML = "<strong>빔 서치 결과:</strong> ";
     final.append(`${words(result.tokens)} — 길이로 나눈 점수 ${result.score.toFixed(4)} ` +
       `(${MODELS[model].label}, k = ${k}, 길이 벌점 α = ${LENGTH_PENALTY})`);
-    box.replaceChildren(final, list);
+    const tree = document.createElement("ul");
+    tree.className = "live-beam-tree";
+    tree.dataset.live = "beam-tree";
+    tree.setAttribute("aria-label", "빔 서치의 가설 나무: 단계마다 살아남은 가설과 끝난 가설");
+    const top = tree.appendChild(document.createElement("li"));
+    top.appendChild(node("<sos>", "", "root", -1));
+    let parents = [top];
+    result.steps.forEach((s, t) => {
+      const children = [];
+      const under = (parent) => parent.querySelector(":scope > ul") || parent.appendChild(document.createElement("ul"));
+      for (const hyp of s.live) {
+        const item = under(parents[t === 0 ? 0 : hyp.parent]).appendChild(document.createElement("li"));
+        item.appendChild(node(vocab.target[hyp.tokens[t]], hyp.score.toFixed(3), "kept", t));
+        children.push(item);
+      }
+      for (const hyp of s.finished) {
+        const item = under(parents[t === 0 ? 0 : hyp.parent]).appendChild(document.createElement("li"));
+        const chosen = hyp.tokens.length === result.tokens.length && hyp.tokens.every((x, i) => x === result.tokens[i]);
+        const label = `${hyp.score.toFixed(3)} ÷ ${hyp.tokens.length} = ${hyp.normalised.toFixed(4)}${chosen ? " ★" : ""}`;
+        item.appendChild(node("<eos>", label, chosen ? "finished best" : "finished", t));
+      }
+      parents = children;
+    });
+    const note = document.createElement("p");
+    note.className = "live-beam-note";
+    note.textContent = "나무 읽기: 한 줄이 한 단계 깊어질 때마다 단어 하나. 괄호는 누적 로그 확률, 초록 테두리의 <eos>는 끝난 가설" +
+      "(점수 ÷ 길이), ★는 고른 번역. 자식이 없는 가설은 다음 단계에서 k개 안에 들지 못했거나, 끝난 가설이 k개가 되어 탐색이 멈춘 것입니다.";
+    box.replaceChildren(note, tree);
+    updateScrollCues();
   }
 
-  // ---------- loading, with progress ----------
+  function node(word, score, kind, t) {
+    const span = document.createElement("span");
+    span.className = `live-hyp ${kind}`;
+    span.dataset.step = t;
+    span.textContent = score ? `${word} (${score})` : word;
+    return span;
+  }
 
-  const progress = { files: new Map() };
+  // ---------- the URL's fragment: sentence, forced words, k and the selected steps ----------
+
+  function readFragment() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    if (!params.has("s")) return null;
+    const state = { sentence: params.get("s"), forced: {}, selected: {}, k: params.get("k"), beam: params.get("beam") };
+    for (const model of Object.keys(MODELS)) {
+      state.forced[model] = (params.get(`force.${model}`) || "").split(",").filter(Boolean).map((entry) => {
+        const at = entry.indexOf(":");
+        return [Number(entry.slice(0, at)) - 1, entry.slice(at + 1)];
+      });
+      if (params.has(`step.${model}`)) state.selected[model] = Number(params.get(`step.${model}`)) - 1;
+    }
+    return state;
+  }
+
+  function restoreForcing(state) {  // words outside the vocabulary or steps out of range are dropped, with a note
+    const skipped = [];
+    const target = new Map(vocab.target.map((w, i) => [w, i]));
+    for (const model of Object.keys(MODELS)) {
+      for (const [t, word] of state.forced[model]) {
+        if (Number.isInteger(t) && t >= 0 && t < vocab.max_length && target.has(word)) {
+          current.forced[model].set(t, target.get(word));
+        } else skipped.push(`${t + 1}:${word}`);
+      }
+      const t = state.selected[model];
+      if (Number.isInteger(t) && t >= 0 && t < vocab.max_length) current.selected[model] = t;
+    }
+    if (skipped.length) $("message").textContent = `주소에서 읽지 못한 강요: ${skipped.join(", ")}`;
+  }
+
+  function writeFragment(sentence = current?.sentence) {
+    if (sentence === undefined) return;
+    const params = new URLSearchParams({ s: sentence, k: $("beam-k").value });
+    if ($("beam-model").value !== "bahdanau") params.set("beam", $("beam-model").value);
+    for (const model of Object.keys(MODELS)) {
+      const forced = current?.forced[model];
+      if (forced?.size) {
+        params.set(`force.${model}`, [...forced].map(([t, token]) => `${t + 1}:${vocab.target[token]}`).join(","));
+      }
+      if (current?.results[model] && current.selected[model] !== undefined) {
+        params.set(`step.${model}`, current.selected[model] + 1);
+      }
+    }
+    history.replaceState(history.state, "", `#${params}`);
+  }
+
+  function restoreControls(state) {  // before loading: the sentence, k and the beam's model, even from disk
+    if (!state) return;
+    $("input").value = state.sentence;
+    if ([...$("beam-k").options].some((o) => o.value === state.k)) $("beam-k").value = state.k;
+    if (state.beam in MODELS) $("beam-model").value = state.beam;
+  }
+
+  // ---------- narrow screens: a box that scrolls sideways says so ----------
+
+  function updateScrollCues() {
+    root.querySelectorAll(".live-scroll").forEach((box) => {
+      box.dataset.overflow = String(box.scrollWidth > box.clientWidth + 1);
+    });
+  }
+
+  // ---------- loading, with progress against the known total of each phase ----------
+
+  const progress = { files: new Map(), phase: "first" };
 
   const size = (n) => (n < 1e6 ? `${(n / 1e3).toFixed(0)} kB` : `${(n / 1e6).toFixed(1)} MB`);
+  const total = (phase) => Object.values(FILES[phase]).reduce((a, b) => a + b, 0);
+  const PHASES = { first: "첫 번역에 필요한 파일", luong: "루옹 모델" };
 
   function drawProgress() {
-    let got = 0, total = 0;
+    const phase = progress.phase;
+    const stated = FILES[phase];
+    let got = 0;
     const parts = [];
-    for (const [label, file] of progress.files) {
-      got += file.got;
-      total += file.total || file.got;
-      parts.push(file.total && !file.done ? `${label} ${size(file.got)}/${size(file.total)}` : `${label} ${size(file.got)}`);
+    for (const [path, bytes] of Object.entries(stated)) {
+      const file = progress.files.get(path);
+      const have = Math.min(file?.got ?? 0, bytes);
+      got += have;
+      parts.push(`${path.split("/").pop()} ${file?.done ? size(bytes) : `${size(have)}/${size(bytes)}`}`);
     }
+    const all = total(phase);
     const bar = $("progress-bar");
-    bar.max = Math.max(total, 1);
+    bar.max = all;
     bar.value = got;
-    const pending = [...progress.files.values()].some((file) => !file.done);
-    bar.hidden = !pending;
-    $("progress-note").hidden = !pending;
-    $("progress-text").textContent = pending
-      ? `불러오는 중 ${size(got)}/${size(total)}: ${parts.join(" · ")}`
-      : `불러온 파일 ${size(got)}: ${parts.join(" · ")}`;
-    root.dataset.downloaded = got;
+    bar.dataset.phase = phase;
+    const done = [...Object.keys(stated)].every((path) => progress.files.get(path)?.done);
+    bar.hidden = done;
+    $("progress-text").textContent = done
+      ? `불러온 파일: 첫 번역 ${size(total("first"))}${progress.files.has(Object.keys(FILES.luong)[0]) ? ` · 루옹 모델 ${size(total("luong"))}` : ""}`
+      : `${PHASES[phase]} ${size(got)}/${size(all)} (${Math.floor((100 * got) / all)}%): ${parts.join(" · ")}`;
+    root.dataset.downloaded = [...progress.files.values()].reduce((a, file) => a + file.got, 0);
   }
 
-  function counted(response, label) {  // the response's body, read through a counter that the progress line shows
-    const file = { got: 0, total: Number(response.headers.get("Content-Length")) || 0, done: false };
-    progress.files.set(label, file);
+  function counted(response, path) {  // the response's body, read through a counter that the progress line shows
+    const file = { got: 0, done: false };
+    progress.files.set(path, file);
     drawProgress();
     const reader = response.body.getReader();
     return new ReadableStream({
@@ -460,10 +735,10 @@
     frame ||= requestAnimationFrame(() => { frame = 0; drawProgress(); });
   }
 
-  async function download(path, label) {
+  async function download(path) {
     const response = await fetch(`${base}${path}`);
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-    return new Uint8Array(await new Response(counted(response, label)).arrayBuffer());
+    return new Uint8Array(await new Response(counted(response, path)).arrayBuffer());
   }
 
   // onnxruntime-web fetches its WebAssembly binary itself and compiles it while the bytes arrive. So that the
@@ -471,20 +746,21 @@
   // response, its body read through the counter.
   function countRuntimeFetch() {
     const original = window.fetch;
+    const path = "onnxruntime-web/ort-wasm.wasm";
     window.fetch = async (input, init) => {
       const response = await original(input, init);
       if (!String(input).endsWith("ort-wasm.wasm") || !response.ok) return response;
-      const body = counted(response, "실행기 ort-wasm.wasm");
-      return new Response(body, { status: response.status, headers: response.headers });
+      return new Response(counted(response, path), { status: response.status, headers: response.headers });
     };
     return () => { window.fetch = original; };
   }
 
   const text = (bytes) => JSON.parse(new TextDecoder().decode(bytes));
+  const settled = (promise) => { promise.catch(() => {}); return promise; };  // its error is read where it is awaited
 
   function fetchModel(model) {  // the two graphs' bytes, as two promises
     const dir = MODELS[model].dir;
-    return ["encoder", "step"].map((part) => download(`${dir}${part}.onnx`, `${model} ${part}.onnx`));
+    return ["encoder", "step"].map((part) => settled(download(`${dir}${part}.onnx`)));
   }
 
   async function openModel(model, [encoder, step]) {  // the first session made also starts the runtime
@@ -495,7 +771,7 @@
   }
 
   function fillKnowledge() {
-    $("known").textContent = `학습 문장 ${splits.train.size.toLocaleString()}개, 원문 어휘 ${vocab.source.length.toLocaleString()}` +
+    $("known").textContent = `학습 문장 ${count(splits.train.size)}개, 원문 어휘 ${count(vocab.source.length)}` +
       `개, 토큰 ${vocab.max_words}개까지(마침표 포함)`;
     const examples = [...splits.held_out].filter((s) => !splits.train.has(s) && s.split(" ").every((w) => vocab.index.has(w)));
     const box = $("examples");
@@ -507,25 +783,34 @@
       button.className = "live-example";
       button.dataset.live = "example";
       button.textContent = sentence;
-      button.addEventListener("click", () => { $("input").value = sentence; translate(); });
+      button.disabled = busy > 0;
+      button.addEventListener("click", () => { $("input").value = sentence; translate(button); });
     }
   }
 
+  function drawSizes() {
+    $("progress-note").textContent = `첫 번역에 필요한 파일은 모두 ${size(total("first"))}(실행기 ` +
+      `${size(FILES.first["onnxruntime-web/ort-wasm.wasm"])} 포함), 루옹 모델은 그 뒤에 ${size(total("luong"))}를 더 받습니다.`;
+  }
+
   async function start() {
+    restoreControls(pending);
+    drawSizes();
     ort.env.wasm.simd = false;  // only ort-wasm.wasm is vendored (the smallest build)
     ort.env.wasm.numThreads = 1;
-    busyOn();
+    busyOn(null);
     const restoreFetch = countRuntimeFetch();
     ort.env.wasm.wasmPaths = `${base}onnxruntime-web/`;
     try {
-      const bahdanau = openModel("bahdanau", fetchModel("bahdanau"));  // starts as soon as the encoder's bytes are in
+      const bahdanau = settled(openModel("bahdanau", fetchModel("bahdanau")));  // starts once the encoder's bytes are in
       const [vocabBytes, sentenceBytes] = await Promise.all([
-        download("live/vocabularies.json", "어휘 vocabularies.json"),
-        download("live/sentences.json", "문장 목록 sentences.json"),
+        download("live/vocabularies.json"), download("live/sentences.json"),
       ]);
       const data = text(vocabBytes), sentences = text(sentenceBytes);
       vocab = { ...data, index: new Map(data.source.map((w, i) => [w, i])) };
-      splits = { train: new Set(sentences.train), held_out: new Set(sentences.held_out) };
+      const endings = {};
+      for (const s of sentences.train) endings[s.slice(-1)] = (endings[s.slice(-1)] || 0) + 1;
+      splits = { train: new Set(sentences.train), held_out: new Set(sentences.held_out), endings };
       fillKnowledge();
       await bahdanau;
     } catch (error) {
@@ -537,21 +822,35 @@
     } finally {
       restoreFetch();
     }
-    $("form").addEventListener("submit", (event) => { event.preventDefault(); translate(); });
+    $("form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      translate(document.activeElement);  // Enter in the input: the input; a click on the button: the button
+    });
     $("beam-run").addEventListener("click", runBeam);
+    $("beam-k").addEventListener("change", () => writeFragment());
+    $("beam-model").addEventListener("change", () => writeFragment());
     root.querySelectorAll("[data-model-column]").forEach((column) => {
       $("reset", column).addEventListener("click", () => resetForcing(column.dataset.modelColumn));
     });
+    new ResizeObserver(updateScrollCues).observe(root);
     root.dataset.ready = "true";
     busyOff();
-    if (root.dataset.autostart !== "false") await translate();
+    if (root.dataset.autostart !== "false") await translate(null);
     try {
+      progress.phase = "luong";
+      drawProgress();
       await openModel("luong", fetchModel("luong"));  // after the first translation: it competes with nothing
       while (busy) await new Promise((resolve) => setTimeout(resolve, 50));  // a run in progress finishes first
       enableControls();  // the Luong controls too, now
-      if (current && !current.results.luong) await runModels(["luong"]);
+      if (current && !current.results.luong) await runModels(["luong"], document.activeElement);
     } catch (error) {
-      $("message").textContent = `루옹 모델을 불러오지 못했습니다(${error}).`;
+      const failure = $("model-error", columnOf("luong"));  // kept: a later translation does not erase it
+      failure.textContent = `루옹 모델을 불러오지 못했습니다(${error}). 바다나우 모델은 그대로 쓸 수 있습니다. ` +
+        "페이지를 다시 열면 다시 받습니다.";
+      failure.hidden = false;
+      root.dataset.luong = "error";
+      $("progress-bar").hidden = true;
+      $("progress-text").textContent = `불러온 파일: 첫 번역 ${size(total("first"))} · 루옹 모델 실패`;
     } finally {
       settling = false;
       if (!busy) root.dataset.done = "true";

@@ -240,7 +240,7 @@ def run_export(args: argparse.Namespace) -> int:
     split = saved_setting(TrainConfig, translator.training, "split", f"checkpoint {translator.path}")
     targets = [args.out / name for name in EXPORT_NAMES]
     with staged_writes(*targets) as staged:  # the graphs and the sentences land together or not at all
-        export_onnx(translator.model, translator.vocabs, staged[0].parent)
+        export_onnx(translator.model, translator.vocabs, staged[0].parent, translator.max_words)
         export_sentences(staged[0].parent, split)
     for path in targets:
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")
