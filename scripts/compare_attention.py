@@ -346,7 +346,8 @@ def korean(document: dict) -> str:
         peak = f"{row['mean_max_weight']:.3f}" if "mean_max_weight" in row else "-"
         epochs = "/".join(str(e) for e in sorted(set(row["epochs"])))
         lines.append(
-            f"| {KOREAN_NAMES[row['decoder']]} | {'`' + row['score'] + '`' if row['score'] else '-'} | {row['parameters']:,} | {epochs} "
+            f"| {KOREAN_NAMES[row['decoder']]} | {'`' + row['score'] + '`' if row['score'] else '-'} "
+            f"| {row['parameters']:,} | {epochs} "
             f"| {row['train_seconds']:.0f} | {row['bleu']:.2f} ± {row['bleu_std']:.2f} "
             f"| {interval[0]:.1f}–{interval[1]:.1f} | {row['exact_match']:.3f} | {peak} |"
         )

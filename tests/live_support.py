@@ -71,7 +71,7 @@ def reference_greedy(name: str, ids: list[int], prefix: list[int] = ()) -> dict:
     and the (T, S) raw scores e_tj that the attention's score function gave before its softmax."""
     model, _ = float16_model(name)
     forced = torch.tensor([list(prefix)], dtype=torch.long) if prefix else None  # (1, P)
-    with recorded_scores(model.decoder.attention) as scores:
+    with recorded_scores() as scores:
         tokens, logits, weights, _ = greedy_search(model.decoder.forward_step, _state(model, ids), prefix=forced)
     scores = torch.cat(scores, dim=1)[0]  # (T, S): one (1, 1, S) per step
     return {"tokens": tokens[0].tolist(), "logits": logits[0], "weights": weights[0], "scores": scores}

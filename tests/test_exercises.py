@@ -139,7 +139,7 @@ def test_solutions_are_folded_in_the_built_site(built_site: BuiltSite):
 
 
 def test_solutions_are_left_out_of_search(built_site: BuiltSite):
-    """A search result shows its page's text: the folded answers are marked `data-search-exclude` (hooks/solutions.py)."""
+    """A search result shows its page's text: folded answers are marked `data-search-exclude` (hooks/solutions.py)."""
     import json
 
     index = json.loads((built_site.root / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
@@ -150,7 +150,9 @@ def test_solutions_are_left_out_of_search(built_site: BuiltSite):
             continue
         html = (built_site.root / page).with_suffix(".html").read_text(encoding="utf-8")
         assert re.findall(r"<details class=\"note\"(?! data-search-exclude)[^>]*>\s*<summary>풀이", html) == [], page
-        found = " ".join(doc["text"] for doc in index if doc["location"].split("#")[0] == Path(page).with_suffix(".html").as_posix())
+        found = " ".join(
+            doc["text"] for doc in index if doc["location"].split("#")[0] == Path(page).with_suffix(".html").as_posix()
+        )
         assert found, f"{page} is not in the search index"
         for heading, body in exercises((DOCS / page).read_text(encoding="utf-8")):
             words = explanation(body)

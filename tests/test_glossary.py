@@ -188,7 +188,7 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 def korean_strings(source: str) -> list[tuple[int, str]]:
-    """(line, text) of every string in a Python file that a Korean reader sees: literals with Hangul, docstrings aside."""
+    """(line, text) of every string in a Python file a Korean reader sees: literals with Hangul, docstrings aside."""
     import ast
 
     tree = ast.parse(source)

@@ -24,7 +24,13 @@ print(1)
 def test_the_answer_follows_an_empty_try_first_cell():
     book = json.loads(
         fence_notebooks.notebook(
-            PAGE, page="x.md", root=ROOT, snippets={}, site_url=None, repo_url=None, runs={},
+            PAGE,
+            page="x.md",
+            root=ROOT,
+            snippets={},
+            site_url=None,
+            repo_url=None,
+            runs={},
             block_titles={"solution": "풀이"},
         )
     )

@@ -8,7 +8,6 @@
 """
 
 import re
-from pathlib import Path
 
 import pytest
 from site_support import ROOT, chapters

@@ -8,7 +8,8 @@ from site_support import BuiltSite
 WIDE = (
     "<table>\n<thead>\n<tr>\n<th>모델</th>\n<th>점수</th>\n<th>매개변수</th>\n<th>에폭</th>\n"
     '<th style="text-align: right;">BLEU <code>"x"</code></th>\n</tr>\n</thead>\n<tbody>\n'
-    '<tr>\n<td>내적</td>\n<td><code>dot</code></td>\n<td>934,247</td>\n<td>30</td>\n<td style="text-align: right;">23.62</td>\n</tr>\n'
+    "<tr>\n<td>내적</td>\n<td><code>dot</code></td>\n<td>934,247</td>\n<td>30</td>\n"
+    '<td style="text-align: right;">23.62</td>\n</tr>\n'
     "</tbody>\n</table>"
 )
 
@@ -18,7 +19,10 @@ def test_a_wide_table_gets_its_labels_and_a_narrow_one_is_left_alone():
     assert out.startswith("<table data-stack>")
     assert re.findall(r'data-label="([^"]*)"', out) == ["모델", "점수", "매개변수", "에폭", "BLEU &quot;x&quot;"]
     assert '<td data-label="BLEU &quot;x&quot;" style="text-align: right;">23.62</td>' in out
-    narrow = "<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody>\n</table>"
+    narrow = (
+        "<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n"
+        "<tbody>\n<tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody>\n</table>"
+    )
     assert tables.on_page_content(narrow) == narrow
 
 

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..attention import attention as attention_module
 from ..core.checks import is_int
 from ..core.errors import InputError, echo
 from ..core.files import EXPORT_FILES, check_destination, staged_writes
@@ -69,25 +70,27 @@ class EncoderGraph(nn.Module):
 
 # --8<-- [start:step_graph]
 @contextlib.contextmanager
-def recorded_scores(attention: nn.Module):
-    """Within the block, every raw score tensor e = score(query, keys) that `attention` computes, before its softmax.
+def recorded_scores():
+    """Within the block, every raw score tensor e_tj that an attention hands to `attend`, before its softmax.
 
-    Yields the list the scores are appended to, one (B, T, S) tensor per call of the score's
-    `compare`; the decoder's code is left as it is (the wrapper is removed on exit).
+    Yields the list the scores are appended to, one (B, T, S) tensor per attention call; every
+    attention's `forward` ends in `attend(scores, keys, mask)`, so the decoders' code is left as it is
+    (the recording `attend` is put back on exit).
     """
-    score = attention.score
-    compare = score.compare
+    attend = attention_module.attend
     scores: list[torch.Tensor] = []
 
-    def recording(query: torch.Tensor, proj_keys: torch.Tensor) -> torch.Tensor:
-        scores.append(compare(query, proj_keys))  # (B, T, S)
-        return scores[-1]
+    def recording(
+        raw: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        scores.append(raw)  # (B, T, S)
+        return attend(raw, keys, mask)  # (B, T, Hk), (B, T, S)
 
-    score.compare = recording
+    attention_module.attend = recording
     try:
         yield scores
     finally:
-        del score.compare
+        attention_module.attend = attend
 
 
 class StepGraph(nn.Module):
@@ -99,7 +102,7 @@ class StepGraph(nn.Module):
         self.decoder = model.decoder
 
     def forward(self, token, hidden, keys, proj_keys) -> tuple[torch.Tensor, ...]:
-        with recorded_scores(self.decoder.attention) as scores:
+        with recorded_scores() as scores:
             logits, state, weights = self.decoder.forward_step(token, DecoderState(hidden, keys, None, proj_keys))
         return logits, state.hidden, weights, scores[0]  # (1, 1, V), (1, 1, H), (1, 1, S), (1, 1, S)
 
