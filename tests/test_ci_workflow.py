@@ -41,7 +41,7 @@ def test_tests_run_on_cpu_with_the_readme_command():
     runs = _runs(jobs[testing[0]])
     first_torch = next((i for i, run in enumerate(runs) if "pip install" in run and "torch" in run), None)
     assert first_torch is not None and CPU_INDEX in runs[first_torch], "install the CPU wheel of torch first"
-    assert first_torch < runs.index(next(run for run in runs if run.strip() == command))
+    assert first_torch <= runs.index(next(run for run in runs if run.strip() == command))
     installs = " ".join(runs)
     assert "chromium" in installs and "chromium-driver" in installs, "the browser test would skip in CI"
 
@@ -63,11 +63,13 @@ def test_site_is_built_strictly_and_published_from_main_only_with_its_zip():
     assert set(testing) <= set(deploy["needs"]), f"{deploy_name} must wait for the tests"
 
 
-def test_a_gpu_job_runs_the_readme_command_on_cuda_when_a_runner_is_named():
+def test_a_gpu_job_runs_the_readme_gpu_line_on_cuda_when_a_runner_is_named():
+    """README's GPU line is its test command without the CPU wheel's install (pip then takes the CUDA build)."""
     jobs = _workflow()["jobs"]
-    gpu = [
-        job for job in jobs.values() if any(r.strip() == f"{_readme_test_command()} --devices=cuda" for r in _runs(job))
-    ]
+    command = _readme_test_command()
+    cpu_wheel = next(part.strip() for part in command.split("&&") if CPU_INDEX in part)
+    expected = command.replace(f"{cpu_wheel} && ", "") + " --devices=cuda"
+    gpu = [job for job in jobs.values() if any(r.strip() == expected for r in _runs(job))]
     assert len(gpu) == 1
     assert gpu[0]["runs-on"] == "${{ vars.GPU_RUNNER }}" and gpu[0]["if"] == "vars.GPU_RUNNER != ''"
 
