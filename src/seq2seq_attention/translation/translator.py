@@ -111,7 +111,7 @@ def _invisible(sentence: str) -> str:
     )
     if not names:
         return ""
-    return f" (it holds the invisible character(s) {', '.join(names)}, read as a space between words)"
+    return f" (it holds the invisible character(s) {', '.join(names)}, which hold no word)"
 
 
 def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown: str) -> list[int]:
