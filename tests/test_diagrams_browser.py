@@ -11,7 +11,6 @@
 Each check also runs once on a page built to break it (`test_the_checks_see_*`), so it cannot pass vacuously.
 """
 
-import importlib.util
 import re
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 from site_support import PAGE_LOAD_S, ROOT, BuiltSite, chromium, open_page
+from support import load_script
 
 PHONE = 390
 SCHEMES = ("default", "slate")
@@ -38,10 +38,7 @@ LABELS = {
 
 
 def _drawing_script():
-    spec = importlib.util.spec_from_file_location("draw_diagrams", ROOT / "scripts" / "draw_diagrams.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("draw_diagrams")
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,13 @@
 """Excerpts and imports: every section in src/ is on a page, and a page imports each name from one place."""
 
 import ast
-import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import excerpts  # hooks/excerpts.py (hooks/ is on pytest's path: pyproject.toml)
 import pytest
 
 import seq2seq_attention
@@ -107,13 +107,6 @@ def test_the_import_check_sees_a_re_export_and_an_exported_name_from_its_module(
     ]
 
 
-def _hook():
-    spec = importlib.util.spec_from_file_location("excerpts_hook", ROOT / "hooks" / "excerpts.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 EXCERPT_FENCE = re.compile(r'^```\{\.python notest([^}]*)\}\n--8<-- "src/[^"]+\.py:[\w-]+"\n```$', re.M)
 
 
@@ -125,20 +118,19 @@ def test_no_excerpt_title_is_typed_by_hand(page: Path):
 
 
 def test_titles_name_what_the_section_defines_and_links_land_on_its_lines():
-    hook = _hook()
     path = "src/seq2seq_attention/attention/scores.py"
-    assert hook.excerpt_title(path, "additive") == f"{path} · AdditiveScore.project_keys, AdditiveScore.compare"
-    assert hook.excerpt_title(path, "registry") == f"{path} · SCORES"
-    assert hook.section_names("src/seq2seq_attention/sentiment/classifier.py", "init").endswith("__init__ (일부)")
-    assert hook.section_names("src/seq2seq_attention/core/batching.py", "pad") == "pad_sequences, Batch, collate"
-    first, last = hook.section_lines(path, "additive")
+    assert excerpts.excerpt_title(path, "additive") == f"{path} · AdditiveScore.project_keys, AdditiveScore.compare"
+    assert excerpts.excerpt_title(path, "registry") == f"{path} · SCORES"
+    assert excerpts.section_names("src/seq2seq_attention/sentiment/classifier.py", "init").endswith("__init__ (일부)")
+    assert excerpts.section_names("src/seq2seq_attention/core/batching.py", "pad") == "pad_sequences, Batch, collate"
+    first, last = excerpts.section_lines(path, "additive")
     lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
     assert lines[first - 1].strip().startswith("def project_keys(") and lines[first - 2].endswith("[start:additive]")
     assert lines[last].strip() == "" or lines[last].endswith("[end:additive]")
-    url = hook.line_url("https://example.invalid/o/r/", path, "additive")
+    url = excerpts.line_url("https://example.invalid/o/r/", path, "additive")
     assert re.fullmatch(rf"https://example\.invalid/o/r/blob/(\w+)/{path}#L{first}-L{last}", url)
     with pytest.raises(Exception, match="no section 'nowhere'"):
-        hook.section_lines(path, "nowhere")
+        excerpts.section_lines(path, "nowhere")
 
 
 def _filenames(page: Path) -> list[str]:
@@ -170,5 +162,5 @@ def test_a_build_with_a_repository_address_links_the_header_and_every_excerpt(tm
     assert 'data-md-component="source"' not in home  # the page asks no other host for stars and forks
     titles = _filenames(site / "bahdanau" / "attention.html")
     assert titles and all(title.startswith(f'<a href="{repository}/blob/') for title in titles)
-    first, last = _hook().section_lines("src/seq2seq_attention/attention/attention.py", "forward")
+    first, last = excerpts.section_lines("src/seq2seq_attention/attention/attention.py", "forward")
     assert any(f"src/seq2seq_attention/attention/attention.py#L{first}-L{last}" in title for title in titles)
