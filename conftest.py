@@ -2,6 +2,7 @@
 
 pytest-markdown-docs turns every plain ```python fence in docs/ into a test item. Here we
 
+* collect the fences of the pages only (not of docstrings in .py files);
 * clone each item that picks a device (`pick_device()`) once per device (`[cpu]`, `[cuda]`):
   the plugin's items take no parametrized fixtures, so the clones are made in
   `pytest_collection_modifyitems`; a fence that never picks a device runs once, as `[no-device]`;
@@ -32,7 +33,7 @@ import fence_runs  # hooks/fence_runs.py (on the path through pyproject.toml's `
 import pytest
 import torch
 from _pytest.assertion.rewrite import rewrite_asserts
-from pytest_markdown_docs.plugin import MarkdownInlinePythonItem
+from pytest_markdown_docs.plugin import MarkdownDocstringCodeModule, MarkdownInlinePythonItem
 
 from seq2seq_attention.core.device import DEVICE_ENV
 
@@ -108,6 +109,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "device(name): the device a spec fence copy runs on")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    """Spec fences are the pages' (docs/*.md): the plugin's collector of fences in the docstrings of .py files,
+    which imports every .py file under tests/ (support modules and scripts too) to find none, is left out."""
+    collectors = yield
+    return [collector for collector in collectors if not isinstance(collector, MarkdownDocstringCodeModule)]
 
 
 def _devices(config: pytest.Config) -> list[str]:
