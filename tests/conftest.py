@@ -1,15 +1,20 @@
-"""Shared fixtures: one strict site build and one local server for the site tests; `one_thread`.
+"""Shared fixtures: the site built once, one local server and one browser for the site tests; `one_thread`.
 
 `built_site` runs `mkdocs build --strict` once per test session into a temporary folder;
-`test_site_build.py`, `test_site_links.py` and `test_site_browser.py` all read that one
-build. `site_server` serves it on 127.0.0.1 (an ephemeral port) from a daemon thread that is
-shut down when the session ends.
+`test_site_build.py`, `test_site_links.py`, `test_site_browser.py` and the other site tests all read
+that one build; `site_with_repository_links` is the build with a repository address. Both builds start
+in the background as soon as collection ends. `site_server` serves `built_site` on 127.0.0.1 (an
+ephemeral port) from a daemon thread that is shut down when the session ends. `session_browser` is
+one headless Chromium for the browser tests of every module (each module's own fixture resets it
+with `site_support.reset_browser`).
 """
 
 import functools
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -17,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, site_url_path
+from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, chromium, site_url_path
 
 pytest_plugins = ["pytester"]  # tests/test_fence_machinery.py runs pytest on a page of its own
 
@@ -34,23 +39,84 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
+class _Build:
+    """`mkdocs build --strict` into a folder of its own, running in the background from when it is started."""
+
+    def __init__(self, **env: str) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="site-build-"))
+        self.site = self.folder / "site"
+        self.log = (self.folder / "mkdocs.log").open("w+", encoding="utf-8")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(self.site)],
+            cwd=ROOT,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env},
+        )
+
+    def result(self) -> BuiltSite:
+        """The built site once the build has ended (a failed build fails the test that asked for it)."""
+        try:
+            code = self.process.wait(timeout=BUILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            pytest.fail(f"mkdocs build --strict took more than {BUILD_TIMEOUT_S} s", pytrace=False)
+        self.log.seek(0)
+        log = self.log.read()
+        if code != 0:
+            problems = [line for line in log.splitlines() if line.startswith(("WARNING", "ERROR"))]
+            details = "\n".join(problems) or log[-4000:]
+            pytest.fail(f"mkdocs build --strict failed (exit {code}):\n{details}", pytrace=False)
+        return BuiltSite(root=self.site, base_path=site_url_path(), log=log)
+
+    def remove(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+BUILDS = {
+    "built_site": {},
+    "site_with_repository_links": {"REPO_URL": "https://example.invalid/someone/seq2seq-attention"},
+}
+"""The session's two site builds (fixture name: extra environment): as README builds it, and with a repository."""
+_builds: dict[str, _Build] = {}
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the builds that collected tests need right away: they run beside the tests that come first (on a
+    second core) instead of while a site test waits."""
+    needed = {name for item in session.items for name in getattr(item, "fixturenames", ())}
+    for name, env in BUILDS.items():
+        if name in needed and name not in _builds:
+            _builds[name] = _Build(**env)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    for build in _builds.values():
+        build.remove()
+
+
+def _site(name: str) -> BuiltSite:
+    if name not in _builds:  # asked for by a test collected otherwise (getfixturevalue)
+        _builds[name] = _Build(**BUILDS[name])
+    return _builds[name].result()
+
+
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+def built_site() -> BuiltSite:
     """The site, built once with `mkdocs build --strict` (a failed build fails every site test)."""
-    site = tmp_path_factory.mktemp("site") / "site"
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=BUILD_TIMEOUT_S,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )
-    if result.returncode != 0:
-        problems = [line for line in result.stderr.splitlines() if line.startswith(("WARNING", "ERROR"))]
-        details = "\n".join(problems) or result.stderr[-4000:]
-        pytest.fail(f"mkdocs build --strict failed (exit {result.returncode}):\n{details}", pytrace=False)
-    return BuiltSite(root=site, base_path=site_url_path(), log=result.stdout + result.stderr)
+    return _site("built_site")
+
+
+@pytest.fixture(scope="session")
+def site_with_repository_links() -> BuiltSite:
+    """The site built with `REPO_URL` set to https://example.invalid/someone/seq2seq-attention."""
+    return _site("site_with_repository_links")
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
@@ -90,3 +156,10 @@ def site_server(built_site: BuiltSite) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def session_browser():
+    """Headless Chromium with its network log on, started once for the session (a start takes seconds)."""
+    with chromium(performance_log=True) as driver:
+        yield driver

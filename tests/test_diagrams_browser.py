@@ -19,7 +19,7 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
-from site_support import PAGE_LOAD_S, ROOT, BuiltSite, chromium, open_page
+from site_support import PAGE_LOAD_S, ROOT, BuiltSite, open_page, reset_browser
 from support import load_script
 
 PHONE = 390
@@ -42,10 +42,9 @@ def _drawing_script():
 
 
 @pytest.fixture(scope="module")
-def phone():
-    with chromium() as driver:
-        driver.set_window_size(PHONE, 900)
-        yield driver
+def phone(session_browser: webdriver.Chrome) -> webdriver.Chrome:
+    """The session's browser at a phone's width."""
+    return reset_browser(session_browser, PHONE, 900)
 
 
 def _scheme(driver: webdriver.Chrome, scheme: str) -> None:

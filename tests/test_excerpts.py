@@ -3,8 +3,6 @@
 import ast
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import excerpts  # hooks/excerpts.py (hooks/ is on pytest's path: pyproject.toml)
@@ -146,17 +144,9 @@ def test_a_build_without_a_repository_address_shows_titles_and_no_links(built_si
     assert 'class="md-source"' not in (built_site.root / "index.html").read_text(encoding="utf-8")
 
 
-def test_a_build_with_a_repository_address_links_the_header_and_every_excerpt(tmp_path: Path):
-    repository = "https://example.invalid/someone/seq2seq-attention"
-    site = tmp_path / "site"
-    subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        env={**os.environ, "REPO_URL": repository, "NO_MKDOCS_2_WARNING": "1"},
-        timeout=300,
-    )
+def test_a_build_with_a_repository_address_links_the_header_and_every_excerpt(site_with_repository_links):
+    repository = "https://example.invalid/someone/seq2seq-attention"  # REPO_URL of that build (tests/conftest.py)
+    site = site_with_repository_links.root
     home = (site / "index.html").read_text(encoding="utf-8")
     assert f'<a href="{repository}" title="' in home and 'class="md-source"' in home
     assert 'data-md-component="source"' not in home  # the page asks no other host for stars and forks
