@@ -39,37 +39,38 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-class _Build:
-    """`mkdocs build --strict` into a folder of its own, running in the background from when it is started."""
+class _Background:
+    """A command run in the background from when it is started, with a folder of its own (`{folder}` in `argv`, and
+    the working directory unless `cwd` is given); `wait` for its end."""
 
-    def __init__(self, **env: str) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="site-build-"))
-        self.site = self.folder / "site"
-        self.log = (self.folder / "mkdocs.log").open("w+", encoding="utf-8")
+    def __init__(self, argv: list[str], cwd: Path | None = None, **env: str) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="pytest-background-"))
+        self.argv = [arg.format(folder=self.folder) for arg in argv]
+        self.log = (self.folder / "output.log").open("w+", encoding="utf-8")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(self.site)],
-            cwd=ROOT,
+            self.argv,
+            cwd=cwd or self.folder,
             stdout=self.log,
             stderr=subprocess.STDOUT,
             text=True,
-            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env},
+            env={**os.environ, **env},
         )
 
-    def result(self) -> BuiltSite:
-        """The built site once the build has ended (a failed build fails the test that asked for it)."""
+    def wait(self, timeout: float) -> str:
+        """What the command printed, once it has ended; a failure or a timeout fails the test that waits."""
         try:
-            code = self.process.wait(timeout=BUILD_TIMEOUT_S)
+            code = self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-            pytest.fail(f"mkdocs build --strict took more than {BUILD_TIMEOUT_S} s", pytrace=False)
+            pytest.fail(f"{' '.join(self.argv[1:4])} took more than {timeout} s", pytrace=False)
         self.log.seek(0)
-        log = self.log.read()
+        output = self.log.read()
         if code != 0:
-            problems = [line for line in log.splitlines() if line.startswith(("WARNING", "ERROR"))]
-            details = "\n".join(problems) or log[-4000:]
-            pytest.fail(f"mkdocs build --strict failed (exit {code}):\n{details}", pytrace=False)
-        return BuiltSite(root=self.site, base_path=site_url_path(), log=log)
+            problems = [line for line in output.splitlines() if line.startswith(("WARNING", "ERROR"))]
+            details = "\n".join(problems) or output[-4000:]
+            pytest.fail(f"{' '.join(self.argv[1:4])} failed (exit {code}):\n{details}", pytrace=False)
+        return output
 
     def remove(self) -> None:
         if self.process.poll() is None:
@@ -79,32 +80,53 @@ class _Build:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-BUILDS = {
-    "built_site": {},
-    "site_with_repository_links": {"REPO_URL": "https://example.invalid/someone/seq2seq-attention"},
+def _build(**env: str) -> _Background:
+    """`mkdocs build --strict` into the folder's `site`."""
+    argv = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "{folder}/site"]
+    return _Background(argv, ROOT, NO_MKDOCS_2_WARNING="1", **env)
+
+
+def _workload() -> _Background:
+    """tests/excerpt_workload.py under coverage.py, measuring src/seq2seq_attention (data file `.coverage`)."""
+    source = ROOT / "src" / "seq2seq_attention"
+    argv = [sys.executable, "-m", "coverage", "run", "--data-file=.coverage", f"--source={source}"]
+    return _Background([*argv, str(ROOT / "tests" / "excerpt_workload.py"), "."])
+
+
+REPOSITORY = "https://example.invalid/someone/seq2seq-attention"
+BACKGROUND = {
+    "built_site": _build,
+    "site_with_repository_links": functools.partial(_build, REPO_URL=REPOSITORY),
+    "excerpt_workload_coverage": _workload,
 }
-"""The session's two site builds (fixture name: extra environment): as README builds it, and with a repository."""
-_builds: dict[str, _Build] = {}
+"""What a fixture of that name waits for, started as soon as collection ends if a collected test uses the fixture."""
+_started: dict[str, _Background] = {}
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the builds that collected tests need right away: they run beside the tests that come first (on a
-    second core) instead of while a site test waits."""
+    """Start what collected tests will need right away: it runs beside the tests that come first (on a second
+    core) instead of while a test waits for it."""
     needed = {name for item in session.items for name in getattr(item, "fixturenames", ())}
-    for name, env in BUILDS.items():
-        if name in needed and name not in _builds:
-            _builds[name] = _Build(**env)
+    for name, start in BACKGROUND.items():
+        if name in needed and name not in _started:
+            _started[name] = start()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    for build in _builds.values():
-        build.remove()
+    for background in _started.values():
+        background.remove()
+
+
+def _background(name: str) -> _Background:
+    if name not in _started:  # asked for by a test collected otherwise (getfixturevalue)
+        _started[name] = BACKGROUND[name]()
+    return _started[name]
 
 
 def _site(name: str) -> BuiltSite:
-    if name not in _builds:  # asked for by a test collected otherwise (getfixturevalue)
-        _builds[name] = _Build(**BUILDS[name])
-    return _builds[name].result()
+    background = _background(name)
+    log = background.wait(BUILD_TIMEOUT_S)
+    return BuiltSite(root=background.folder / "site", base_path=site_url_path(), log=log)
 
 
 @pytest.fixture(scope="session")
@@ -115,8 +137,16 @@ def built_site() -> BuiltSite:
 
 @pytest.fixture(scope="session")
 def site_with_repository_links() -> BuiltSite:
-    """The site built with `REPO_URL` set to https://example.invalid/someone/seq2seq-attention."""
+    """The site built with `REPO_URL` set to `REPOSITORY`, https://example.invalid/someone/seq2seq-attention."""
     return _site("site_with_repository_links")
+
+
+@pytest.fixture(scope="session")
+def excerpt_workload_coverage() -> Path:
+    """The coverage.py data file of one run of tests/excerpt_workload.py (what it writes lies beside it)."""
+    background = _background("excerpt_workload_coverage")
+    background.wait(600)
+    return background.folder / ".coverage"
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
