@@ -20,9 +20,13 @@ from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import fence_record
 import pytest
 import torch
 from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, chromium, site_url_path
+from support import notebook_name
+
+from seq2seq_attention.core.device import DEVICE_ENV
 
 pytest_plugins = ["pytester"]  # tests/test_fence_machinery.py runs pytest on a page of its own
 
@@ -40,25 +44,37 @@ def one_thread() -> Iterator[None]:
 
 
 class _Background:
-    """A command run in the background from when it is started, with a folder of its own (`{folder}` in `argv`, and
-    the working directory unless `cwd` is given); `wait` for its end."""
+    """A command run in the background from when it is started (or from when the command `after` has ended), with a
+    folder of its own (`{folder}` in `argv`, and the working directory unless `cwd` is given); `wait` for its end."""
 
-    def __init__(self, argv: list[str], cwd: Path | None = None, **env: str) -> None:
+    def __init__(self, argv: list[str], cwd: Path | None = None, after: "_Background | None" = None, **env: str):
         self.folder = Path(tempfile.mkdtemp(prefix="pytest-background-"))
         self.argv = [arg.format(folder=self.folder) for arg in argv]
         self.log = (self.folder / "output.log").open("w+", encoding="utf-8")
-        self.process = subprocess.Popen(
-            self.argv,
-            cwd=cwd or self.folder,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env={**os.environ, **env},
-        )
+        self.process: subprocess.Popen | None = None
+        self.started = threading.Event()
+        self.removed = False
+
+        def start() -> None:
+            if after is not None:
+                after.started.wait()
+                after.process.wait()
+            if not self.removed:
+                environment = {**os.environ, **env}
+                self.process = subprocess.Popen(
+                    self.argv, cwd=cwd or self.folder, stdout=self.log, stderr=subprocess.STDOUT, env=environment
+                )
+            self.started.set()
+
+        if after is None:
+            start()
+        else:
+            threading.Thread(target=start, daemon=True).start()
 
     def wait(self, timeout: float) -> str:
         """What the command printed, once it has ended; a failure or a timeout fails the test that waits."""
         try:
+            self.started.wait()
             code = self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
@@ -73,24 +89,34 @@ class _Background:
         return output
 
     def remove(self) -> None:
-        if self.process.poll() is None:
+        self.removed = True
+        if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait()
         self.log.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def _build(**env: str) -> _Background:
+def _build(items: list[pytest.Item], **env: str) -> _Background:
     """`mkdocs build --strict` into the folder's `site`."""
     argv = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "{folder}/site"]
     return _Background(argv, ROOT, NO_MKDOCS_2_WARNING="1", **env)
 
 
-def _workload() -> _Background:
+def _workload(items: list[pytest.Item]) -> _Background:
     """tests/excerpt_workload.py under coverage.py, measuring src/seq2seq_attention (data file `.coverage`)."""
     source = ROOT / "src" / "seq2seq_attention"
     argv = [sys.executable, "-m", "coverage", "run", "--data-file=.coverage", f"--source={source}"]
     return _Background([*argv, str(ROOT / "tests" / "excerpt_workload.py"), "."])
+
+
+def _notebooks(items: list[pytest.Item]) -> _Background:
+    """tests/notebook_runner.py on the notebooks of the collected pages (`page` parameter), once the site is built."""
+    site = _background("built_site", items)
+    pages = sorted({item.callspec.params["page"] for item in items})
+    jobs = [f"{notebook_name(page)}={site.folder / 'site' / fence_record.notebook_path(page)}" for page in pages]
+    argv = [sys.executable, str(ROOT / "tests" / "notebook_runner.py"), "{folder}", *jobs]
+    return _Background(argv, after=site, **{DEVICE_ENV: "cpu", "MPLBACKEND": "agg"})
 
 
 REPOSITORY = "https://example.invalid/someone/seq2seq-attention"
@@ -98,6 +124,7 @@ BACKGROUND = {
     "built_site": _build,
     "site_with_repository_links": functools.partial(_build, REPO_URL=REPOSITORY),
     "excerpt_workload_coverage": _workload,
+    "executed_notebooks": _notebooks,
 }
 """What a fixture of that name waits for, started as soon as collection ends if a collected test uses the fixture."""
 _started: dict[str, _Background] = {}
@@ -106,10 +133,10 @@ _started: dict[str, _Background] = {}
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start what collected tests will need right away: it runs beside the tests that come first (on a second
     core) instead of while a test waits for it."""
-    needed = {name for item in session.items for name in getattr(item, "fixturenames", ())}
-    for name, start in BACKGROUND.items():
-        if name in needed and name not in _started:
-            _started[name] = start()
+    for name in BACKGROUND:
+        items = [item for item in session.items if name in getattr(item, "fixturenames", ())]
+        if items:
+            _background(name, items)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -117,14 +144,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         background.remove()
 
 
-def _background(name: str) -> _Background:
-    if name not in _started:  # asked for by a test collected otherwise (getfixturevalue)
-        _started[name] = BACKGROUND[name]()
+def _background(name: str, items: list[pytest.Item]) -> _Background:
+    if name not in _started:
+        _started[name] = BACKGROUND[name](items)
     return _started[name]
 
 
 def _site(name: str) -> BuiltSite:
-    background = _background(name)
+    background = _background(name, [])
     log = background.wait(BUILD_TIMEOUT_S)
     return BuiltSite(root=background.folder / "site", base_path=site_url_path(), log=log)
 
@@ -144,7 +171,7 @@ def site_with_repository_links() -> BuiltSite:
 @pytest.fixture(scope="session")
 def excerpt_workload_coverage() -> Path:
     """The coverage.py data file of one run of tests/excerpt_workload.py (what it writes lies beside it)."""
-    background = _background("excerpt_workload_coverage")
+    background = _background("excerpt_workload_coverage", [])
     background.wait(600)
     return background.folder / ".coverage"
 
@@ -193,3 +220,12 @@ def session_browser():
     """Headless Chromium with its network log on, started once for the session (a start takes seconds)."""
     with chromium(performance_log=True) as driver:
         yield driver
+
+
+@pytest.fixture(scope="session")
+def executed_notebooks(built_site: BuiltSite) -> Path:
+    """A folder with, per collected page of tests/test_fence_notebooks.py, its notebook run by tests/notebook_runner.py
+    (`support.notebook_run` reads it): started once the site was built, in the background."""
+    background = _background("executed_notebooks", [])
+    background.wait(3600)
+    return background.folder
