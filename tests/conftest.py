@@ -133,6 +133,8 @@ _started: dict[str, _Background] = {}
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start what collected tests will need right away: it runs beside the tests that come first (on a second
     core) instead of while a test waits for it."""
+    if session.config.option.collectonly:
+        return
     for name in BACKGROUND:
         items = [item for item in session.items if name in getattr(item, "fixturenames", ())]
         if items:
