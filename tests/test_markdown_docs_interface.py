@@ -38,6 +38,16 @@ def test_the_plugin_item_is_built_from_a_fence_definition_and_fills_its_fixtures
     )
 
 
+def test_the_plugin_collects_docstring_fences_with_a_collector_of_its_own():
+    from pytest_markdown_docs import plugin
+
+    collector = getattr(plugin, "MarkdownDocstringCodeModule", None)
+    assert isinstance(collector, type) and issubclass(collector, pytest.Collector), (
+        f"{VERSIONS}: pytest_markdown_docs.plugin.MarkdownDocstringCodeModule is gone; conftest.py's "
+        "pytest_collect_file leaves that collector out so that only the pages' fences are collected"
+    )
+
+
 def test_pytest_rewrites_asserts_in_an_ast_with_the_expected_signature():
     from _pytest.assertion.rewrite import rewrite_asserts
 
