@@ -102,10 +102,14 @@ def _api(driver, call: str, *args):
 
 @pytest.fixture
 def live(browser: webdriver.Chrome, site_server: str) -> webdriver.Chrome:  # noqa: F811
-    """The live page, loaded, idle, rows drawn without a pause (for speed), at 1280 px."""
+    """The live page, loaded, idle, rows drawn without a pause (for speed), at 1280 px.
+
+    Loaded with the HTTP cache on: what a first visit downloads is the subject of the tests that call `_fresh`."""
     _requests(browser)
     browser.set_window_size(1280, 1000)
-    _fresh(browser, site_server + "live.html")
+    browser.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+    browser.get("about:blank")
+    browser.get(site_server + "live.html")
     _idle(browser)
     browser.execute_script("document.getElementById('live-translator').dataset.stepMs = '0';")
     return browser
