@@ -1,14 +1,13 @@
 """Wires the pages' spec fences into pytest: one copy per device, with pytest's asserts.
 
-pytest-markdown-docs (pinned to 0.9.2 in pyproject.toml: this file touches its internals)
-turns every plain ```python fence in docs/ into a test item. Here we
+pytest-markdown-docs turns every plain ```python fence in docs/ into a test item. Here we
 
+* collect the fences of the pages only (not of docstrings in .py files);
 * clone each item that picks a device (`pick_device()`) once per device (`[cpu]`, `[cuda]`):
   the plugin's items take no parametrized fixtures, so the clones are made in
   `pytest_collection_modifyitems`; a fence that never picks a device runs once, as `[no-device]`;
-* run a fence exactly once (the plugin retries a runner call that raises `TypeError` without its
-  `asyncio_runner` argument, which would run a fence that raised `TypeError` a second time), in an
-  empty temporary working directory, as a reader's fresh interpreter would;
+* run a fence exactly once (`FenceItem`), in an empty temporary working directory, as a reader's
+  fresh interpreter would;
 * steer a clone's device through `SEQ2SEQ_ATTENTION_DEVICE`, which the fence itself reads
   with `pick_device()`: a fence copied into a fresh Python runs there as it is;
 * skip `[cuda]` with a reason where CUDA is absent; `--devices` chooses the devices;
@@ -26,6 +25,7 @@ import io
 import os
 import platform
 import tempfile
+import types
 from collections import Counter
 from pathlib import Path
 
@@ -33,16 +33,13 @@ import fence_runs  # hooks/fence_runs.py (on the path through pyproject.toml's `
 import pytest
 import torch
 from _pytest.assertion.rewrite import rewrite_asserts
-from pytest_markdown_docs._runners import DefaultRunner, register_runner
-from pytest_markdown_docs.plugin import MarkdownInlinePythonItem
+from pytest_markdown_docs.plugin import MarkdownDocstringCodeModule, MarkdownInlinePythonItem
 
 from seq2seq_attention.core.device import DEVICE_ENV
 
 DEVICES = fence_runs.DEVICES
 NO_DEVICE = fence_runs.NO_DEVICE
 """The tag of a fence that never picks a device: it runs once."""
-RAN = "__fence_outcome__"
-"""Key in a fence's namespace marking that it ran (with the exception it raised, if any)."""
 
 
 def uses_device(source: str) -> bool:
@@ -50,48 +47,49 @@ def uses_device(source: str) -> bool:
     return "pick_device(" in source
 
 
-_config: pytest.Config | None = None
-_printed = ""
-"""What the last fence printed (read into the record after its run)."""
+class FenceItem(MarkdownInlinePythonItem):
+    """A spec fence as pytest-markdown-docs collects it, run here: exactly once, in an empty working directory,
+    with pytest's assertion rewriting, what its own code printed kept in `printed` (shown when it fails).
 
-
-@register_runner(default=True)
-class AssertRewritingRunner(DefaultRunner):
-    """The plugin's default runner, with pytest's assertion rewriting applied to the fence.
-
-    The plugin turns pytest's output capturing off around a fence; what a fence prints is
-    collected here instead, shown when the fence fails (as a note on its error) and kept for the
-    record (`--record-fences`).
+    Beyond the plugin's public interface (the `pytest_markdown_docs_globals` hook, `fixture:` options) because
+    none changes how a fence is compiled and run: its runners live in the private `_runners` module (and its item
+    runs a runner again when it raises `TypeError`), and pytest offers no public way to rewrite asserts in an AST.
+    So this subclass of the plugin's item runs the fence itself, and tests/test_markdown_docs_interface.py fails,
+    naming the installed versions, when an upgrade changes a name or signature used here.
     """
 
-    def runtest(self, test, args, *, asyncio_runner=None):
-        if RAN in args:  # the plugin's retry after a TypeError: report the first run, do not run again
-            raise args[RAN]
-        args[RAN] = None
-        path = str(test.source_path)
-        tree = ast.parse(test.source, filename=path)
-        rewrite_asserts(tree, test.source.encode(), path, _config)
+    printed = ""
+
+    def runtest(self) -> None:
+        definition = self.test_definition
+        if definition.max_retries:
+            raise pytest.UsageError(f"{self.nodeid}: a spec fence runs once; remove its retry option")
+        namespace = types.ModuleType("fence").__dict__
+        for extra in self.config.hook.pytest_markdown_docs_globals():
+            namespace.update(extra)
+        namespace.update({name: self.fixture_request.getfixturevalue(name) for name in definition.fixture_names})
+        path = str(definition.source_path)
+        tree = ast.parse(definition.source, filename=path)
+        rewrite_asserts(tree, definition.source.encode(), path, self.config)
         # A continuation fence's source starts with the fences it continues (its own code begins after
         # its opening line): the two parts run one after the other in one namespace, as one program,
-        # so that the record keeps only what the fence's own code printed.
-        continued = [node for node in tree.body if node.lineno <= test.start_line]
-        own = [node for node in tree.body if node.lineno > test.start_line]
-        global _printed
+        # so that `printed` keeps only what the fence's own code printed.
+        continued = [node for node in tree.body if node.lineno <= definition.start_line]
+        own = [node for node in tree.body if node.lineno > definition.start_line]
         printed = io.StringIO()
         own_start = 0
         try:
             with tempfile.TemporaryDirectory(prefix="fence-") as empty, contextlib.chdir(empty):
                 with contextlib.redirect_stdout(printed):
-                    exec(compile(ast.Module(continued, type_ignores=[]), path, "exec", dont_inherit=True), args)
+                    exec(compile(ast.Module(continued, type_ignores=[]), path, "exec", dont_inherit=True), namespace)
                     own_start = printed.tell()
-                    exec(compile(ast.Module(own, type_ignores=[]), path, "exec", dont_inherit=True), args)
+                    exec(compile(ast.Module(own, type_ignores=[]), path, "exec", dont_inherit=True), namespace)
         except Exception as error:
             if printed.getvalue():
                 error.add_note(f"the fence printed:\n{printed.getvalue().rstrip()}")
-            args[RAN] = error
             raise
         finally:
-            _printed = printed.getvalue()[own_start:]
+            self.printed = printed.getvalue()[own_start:]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -110,9 +108,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    global _config
-    _config = config
     config.addinivalue_line("markers", "device(name): the device a spec fence copy runs on")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    """Spec fences are the pages' (docs/*.md): the plugin's collector of fences in the docstrings of .py files,
+    which imports every .py file under tests/ (support modules and scripts too) to find none, is left out."""
+    collectors = yield
+    return [collector for collector in collectors if not isinstance(collector, MarkdownDocstringCodeModule)]
 
 
 def _devices(config: pytest.Config) -> list[str]:
@@ -131,17 +135,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if not isinstance(item, MarkdownInlinePythonItem):
             result.append(item)
             continue
-        if not uses_device(item.test_definition.source):
-            result.append(
-                MarkdownInlinePythonItem.from_parent(
-                    item.parent, name=f"{item.name}[{NO_DEVICE}]", test_definition=item.test_definition
-                )
-            )
+        fence = item.test_definition
+        if not uses_device(fence.source):
+            result.append(FenceItem.from_parent(item.parent, name=f"{item.name}[{NO_DEVICE}]", test_definition=fence))
             continue
         for device in devices:
-            clone = MarkdownInlinePythonItem.from_parent(
-                item.parent, name=f"{item.name}[{device}]", test_definition=item.test_definition
-            )
+            clone = FenceItem.from_parent(item.parent, name=f"{item.name}[{device}]", test_definition=fence)
             clone.add_marker(pytest.mark.device(device))
             if device == "cuda" and not cuda_ok:
                 clone.add_marker(pytest.mark.skip(reason="CUDA is not available on this machine"))
@@ -172,7 +171,7 @@ _recorded: list[str] = []
 _page_fences: dict[Path, dict[int, "fence_runs.Fence"]] = {}
 
 
-def _fence_of(item: MarkdownInlinePythonItem) -> "fence_runs.Fence | None":
+def _fence_of(item: FenceItem) -> "fence_runs.Fence | None":
     """The fence an item runs, found by its line among the page's spec fences (as the record reads them)."""
     path = Path(item.path)
     if path not in _page_fences:
@@ -193,11 +192,9 @@ def _device_name(tag: str) -> str:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    global _printed
     report = yield
-    if report.when != "call" or not isinstance(item, MarkdownInlinePythonItem):
+    if report.when != "call" or not isinstance(item, FenceItem):
         return report
-    printed, _printed = _printed, ""
     if not item.config.getoption("--record-fences"):
         return report
     marker = item.get_closest_marker("device")
@@ -208,7 +205,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         return report
     run = {
         "outcome": report.outcome,
-        "output": fence_runs.cap_output(printed),
+        "output": fence_runs.cap_output(item.printed),
         "seconds": round(report.duration, 3),
         "torch": torch.__version__,
         "device": _device_name(tag),

@@ -1,24 +1,33 @@
-"""Shared fixtures: one strict site build and one local server for the site tests; `one_thread`.
+"""Shared fixtures: the site built once, one local server and one browser for the site tests; `one_thread`.
 
 `built_site` runs `mkdocs build --strict` once per test session into a temporary folder;
-`test_site_build.py`, `test_site_links.py` and `test_site_browser.py` all read that one
-build. `site_server` serves it on 127.0.0.1 (an ephemeral port) from a daemon thread that is
-shut down when the session ends.
+`test_site_build.py`, `test_site_links.py`, `test_site_browser.py` and the other site tests all read
+that one build; `site_with_repository_links` is the build with a repository address. Both builds start
+in the background as soon as collection ends. `site_server` serves `built_site` on 127.0.0.1 (an
+ephemeral port) from a daemon thread that is shut down when the session ends. `session_browser` is
+one headless Chromium for the browser tests of every module (each module's own fixture resets it
+with `site_support.reset_browser`).
 """
 
 import functools
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import fence_record
 import pytest
 import torch
 from hypothesis import settings
-from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, site_url_path
+from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, chromium, site_url_path
+from support import notebook_name
+
+from seq2seq_attention.core.device import DEVICE_ENV
 
 # Hypothesis: derandomised in CI (`CI` set, as .ci/run and GitHub Actions set it), so a CI run draws what the
 # last one drew; random elsewhere, to keep finding new cases (each one found stays as an `@example`). No
@@ -42,23 +51,139 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
+class _Background:
+    """A command run in the background from when it is started (or from when the command `after` has ended), with a
+    folder of its own (`{folder}` in `argv`, and the working directory unless `cwd` is given); `wait` for its end."""
+
+    def __init__(self, argv: list[str], cwd: Path | None = None, after: "_Background | None" = None, **env: str):
+        self.folder = Path(tempfile.mkdtemp(prefix="pytest-background-"))
+        self.argv = [arg.format(folder=self.folder) for arg in argv]
+        self.log = (self.folder / "output.log").open("w+", encoding="utf-8")
+        self.process: subprocess.Popen | None = None
+        self.started = threading.Event()
+        self.removed = False
+
+        def start() -> None:
+            if after is not None:
+                after.started.wait()
+                after.process.wait()
+            if not self.removed:
+                environment = {**os.environ, **env}
+                self.process = subprocess.Popen(
+                    self.argv, cwd=cwd or self.folder, stdout=self.log, stderr=subprocess.STDOUT, env=environment
+                )
+            self.started.set()
+
+        if after is None:
+            start()
+        else:
+            threading.Thread(target=start, daemon=True).start()
+
+    def wait(self, timeout: float) -> str:
+        """What the command printed, once it has ended; a failure or a timeout fails the test that waits."""
+        try:
+            self.started.wait()
+            code = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            pytest.fail(f"{' '.join(self.argv[1:4])} took more than {timeout} s", pytrace=False)
+        self.log.seek(0)
+        output = self.log.read()
+        if code != 0:
+            problems = [line for line in output.splitlines() if line.startswith(("WARNING", "ERROR"))]
+            details = "\n".join(problems) or output[-4000:]
+            pytest.fail(f"{' '.join(self.argv[1:4])} failed (exit {code}):\n{details}", pytrace=False)
+        return output
+
+    def remove(self) -> None:
+        self.removed = True
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _build(items: list[pytest.Item], **env: str) -> _Background:
+    """`mkdocs build --strict` into the folder's `site`."""
+    argv = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "{folder}/site"]
+    return _Background(argv, ROOT, NO_MKDOCS_2_WARNING="1", **env)
+
+
+def _workload(items: list[pytest.Item]) -> _Background:
+    """tests/excerpt_workload.py under coverage.py, measuring src/seq2seq_attention (data file `.coverage`)."""
+    source = ROOT / "src" / "seq2seq_attention"
+    argv = [sys.executable, "-m", "coverage", "run", "--data-file=.coverage", f"--source={source}"]
+    return _Background([*argv, str(ROOT / "tests" / "excerpt_workload.py"), "."])
+
+
+def _notebooks(items: list[pytest.Item]) -> _Background:
+    """tests/notebook_runner.py on the notebooks of the collected pages (`page` parameter), once the site is built."""
+    site = _background("built_site", items)
+    pages = sorted({item.callspec.params["page"] for item in items})
+    jobs = [f"{notebook_name(page)}={site.folder / 'site' / fence_record.notebook_path(page)}" for page in pages]
+    argv = [sys.executable, str(ROOT / "tests" / "notebook_runner.py"), "{folder}", *jobs]
+    return _Background(argv, after=site, **{DEVICE_ENV: "cpu", "MPLBACKEND": "agg"})
+
+
+REPOSITORY = "https://example.invalid/someone/seq2seq-attention"
+BACKGROUND = {
+    "built_site": _build,
+    "site_with_repository_links": functools.partial(_build, REPO_URL=REPOSITORY),
+    "excerpt_workload_coverage": _workload,
+    "executed_notebooks": _notebooks,
+}
+"""What a fixture of that name waits for, started as soon as collection ends if a collected test uses the fixture."""
+_started: dict[str, _Background] = {}
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start what collected tests will need right away: it runs beside the tests that come first (on a second
+    core) instead of while a test waits for it."""
+    if session.config.option.collectonly:
+        return
+    for name in BACKGROUND:
+        items = [item for item in session.items if name in getattr(item, "fixturenames", ())]
+        if items:
+            _background(name, items)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    for background in _started.values():
+        background.remove()
+
+
+def _background(name: str, items: list[pytest.Item]) -> _Background:
+    if name not in _started:
+        _started[name] = BACKGROUND[name](items)
+    return _started[name]
+
+
+def _site(name: str) -> BuiltSite:
+    background = _background(name, [])
+    log = background.wait(BUILD_TIMEOUT_S)
+    return BuiltSite(root=background.folder / "site", base_path=site_url_path(), log=log)
+
+
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+def built_site() -> BuiltSite:
     """The site, built once with `mkdocs build --strict` (a failed build fails every site test)."""
-    site = tmp_path_factory.mktemp("site") / "site"
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=BUILD_TIMEOUT_S,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )
-    if result.returncode != 0:
-        problems = [line for line in result.stderr.splitlines() if line.startswith(("WARNING", "ERROR"))]
-        details = "\n".join(problems) or result.stderr[-4000:]
-        pytest.fail(f"mkdocs build --strict failed (exit {result.returncode}):\n{details}", pytrace=False)
-    return BuiltSite(root=site, base_path=site_url_path(), log=result.stdout + result.stderr)
+    return _site("built_site")
+
+
+@pytest.fixture(scope="session")
+def site_with_repository_links() -> BuiltSite:
+    """The site built with `REPO_URL` set to `REPOSITORY`, https://example.invalid/someone/seq2seq-attention."""
+    return _site("site_with_repository_links")
+
+
+@pytest.fixture(scope="session")
+def excerpt_workload_coverage() -> Path:
+    """The coverage.py data file of one run of tests/excerpt_workload.py (what it writes lies beside it)."""
+    background = _background("excerpt_workload_coverage", [])
+    background.wait(600)
+    return background.folder / ".coverage"
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
@@ -98,3 +223,19 @@ def site_server(built_site: BuiltSite) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def session_browser():
+    """Headless Chromium with its network log on, started once for the session (a start takes seconds)."""
+    with chromium(performance_log=True) as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def executed_notebooks(built_site: BuiltSite) -> Path:
+    """A folder with, per collected page of tests/test_fence_notebooks.py, its notebook run by tests/notebook_runner.py
+    (`support.notebook_run` reads it): started once the site was built, in the background."""
+    background = _background("executed_notebooks", [])
+    background.wait(3600)
+    return background.folder

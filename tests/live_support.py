@@ -65,24 +65,41 @@ def _state(model, ids: list[int]):
     return model.decoder.init_state(encoder_outputs, encoder_hidden, mask)
 
 
-@torch.inference_mode()
 def reference_greedy(name: str, ids: list[int], prefix: list[int] = ()) -> dict:
     """PyTorch's greedy decoding of one sentence after the forced `prefix`: tokens, (T, V) logits, (T, S) weights,
-    and the (T, S) raw scores e_tj that the attention's score function gave before its softmax."""
+    and the (T, S) raw scores e_tj that the attention gave before its softmax.
+
+    Computed once per session for each input (test_live_parity.py and test_live_browser.py check the graphs and the
+    page against the same references); the tensors are inference tensors, which no caller can change in place.
+    """
+    result = _reference_greedy(name, tuple(ids), tuple(prefix))
+    return {**result, "tokens": list(result["tokens"])}
+
+
+@functools.cache
+@torch.inference_mode()
+def _reference_greedy(name: str, ids: tuple[int, ...], prefix: tuple[int, ...]) -> dict:
     model, _ = float16_model(name)
     forced = torch.tensor([list(prefix)], dtype=torch.long) if prefix else None  # (1, P)
     with recorded_scores() as scores:
-        tokens, logits, weights, _ = greedy_search(model.decoder.forward_step, _state(model, ids), prefix=forced)
+        tokens, logits, weights, _ = greedy_search(model.decoder.forward_step, _state(model, list(ids)), prefix=forced)
     scores = torch.cat(scores, dim=1)[0]  # (T, S): one (1, 1, S) per step
     return {"tokens": tokens[0].tolist(), "logits": logits[0], "weights": weights[0], "scores": scores}
 
 
 def reference_beam(name: str, ids: list[int], beam_size: int) -> tuple[list[int], float]:
-    """`beam_search_decode` of one sentence: the chosen tokens (with `<eos>`) and their normalised score."""
+    """`beam_search_decode` of one sentence: the chosen tokens (with `<eos>`) and their normalised score (once per
+    session for each input, like `reference_greedy`)."""
+    tokens, score = _reference_beam(name, tuple(ids), beam_size)
+    return list(tokens), score
+
+
+@functools.cache
+def _reference_beam(name: str, ids: tuple[int, ...], beam_size: int) -> tuple[tuple[int, ...], float]:
     model, _ = float16_model(name)
-    batch = collate([(ids, [EOS_IDX])])
+    batch = collate([(list(ids), [EOS_IDX])])
     tokens, scores = beam_search_decode(model, batch.source, batch.lengths, beam_size=beam_size)  # (1, T), (1,)
-    return tokens[0].tolist(), float(scores[0])
+    return tuple(tokens[0].tolist()), float(scores[0])
 
 
 def forced_prefix(name: str, ids: list[int]) -> list[int]:

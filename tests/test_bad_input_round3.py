@@ -33,6 +33,7 @@ from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest
 from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
+from support import files_of
 
 from seq2seq_attention import (
     EncoderRNN,
@@ -91,10 +92,6 @@ MODELS = {
     "sentiment-attention": (lambda: classifier("attention"), Vocabularies(SENTIMENT_VOCAB)),
     "sentiment-mean": (lambda: classifier("mean"), Vocabularies(SENTIMENT_VOCAB)),
 }
-
-
-def files_of(directory: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
 # 1. Non-finite weights ---------------------------------------------------------------------------

@@ -1,21 +1,14 @@
 """scripts/compare_attention.py: the sentence choice, the per-seed summary and the markdown table."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from support import load_script
 
 from seq2seq_attention.translation.corpus import Pair, build_vocabularies
-
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "compare_attention.py"
 
 
 @pytest.fixture(scope="module")
 def compare():
-    spec = importlib.util.spec_from_file_location("compare_attention", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("compare_attention")
 
 
 def run(decoder, seed, bleu, exact, peak=None):

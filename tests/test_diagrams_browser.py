@@ -11,7 +11,6 @@
 Each check also runs once on a page built to break it (`test_the_checks_see_*`), so it cannot pass vacuously.
 """
 
-import importlib.util
 import re
 from pathlib import Path
 
@@ -20,7 +19,8 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
-from site_support import PAGE_LOAD_S, ROOT, BuiltSite, chromium, open_page
+from site_support import PAGE_LOAD_S, ROOT, BuiltSite, open_page, reset_browser
+from support import load_script
 
 PHONE = 390
 SCHEMES = ("default", "slate")
@@ -38,17 +38,13 @@ LABELS = {
 
 
 def _drawing_script():
-    spec = importlib.util.spec_from_file_location("draw_diagrams", ROOT / "scripts" / "draw_diagrams.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("draw_diagrams")
 
 
 @pytest.fixture(scope="module")
-def phone():
-    with chromium() as driver:
-        driver.set_window_size(PHONE, 900)
-        yield driver
+def phone(session_browser: webdriver.Chrome) -> webdriver.Chrome:
+    """The session's browser at a phone's width."""
+    return reset_browser(session_browser, PHONE, 900)
 
 
 def _scheme(driver: webdriver.Chrome, scheme: str) -> None:

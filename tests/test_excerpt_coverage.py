@@ -9,8 +9,6 @@ bad-input tests run).
 """
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -64,24 +62,9 @@ def test_the_scan_finds_the_pages_sections():
     assert any("for i in range(target_tensor.size(1))" in text[n - 1] for n in spans["loop"])
 
 
-def test_every_line_of_every_excerpt_runs(tmp_path: Path):
-    data_file = tmp_path / ".coverage"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "coverage",
-            "run",
-            f"--data-file={data_file}",
-            f"--source={SRC}",
-            str(ROOT / "tests" / "excerpt_workload.py"),
-            str(tmp_path),
-        ],
-        cwd=tmp_path,
-        check=True,
-        timeout=600,
-    )
-    measured = coverage.Coverage(data_file=str(data_file))
+def test_every_line_of_every_excerpt_runs(excerpt_workload_coverage: Path):
+    """`excerpt_workload_coverage` (tests/conftest.py) runs the workload under coverage.py, measuring src/."""
+    measured = coverage.Coverage(data_file=str(excerpt_workload_coverage))
     measured.load()
     never_ran = []
     for path, names in sorted(included_sections().items()):

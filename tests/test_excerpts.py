@@ -1,13 +1,11 @@
 """Excerpts and imports: every section in src/ is on a page, and a page imports each name from one place."""
 
 import ast
-import importlib.util
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+import excerpts  # hooks/excerpts.py (hooks/ is on pytest's path: pyproject.toml)
 import pytest
 
 import seq2seq_attention
@@ -107,13 +105,6 @@ def test_the_import_check_sees_a_re_export_and_an_exported_name_from_its_module(
     ]
 
 
-def _hook():
-    spec = importlib.util.spec_from_file_location("excerpts_hook", ROOT / "hooks" / "excerpts.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 EXCERPT_FENCE = re.compile(r'^```\{\.python notest([^}]*)\}\n--8<-- "src/[^"]+\.py:[\w-]+"\n```$', re.M)
 
 
@@ -125,23 +116,22 @@ def test_no_excerpt_title_is_typed_by_hand(page: Path):
 
 
 def test_titles_name_what_the_section_defines_and_links_land_on_its_lines():
-    hook = _hook()
     path = "src/seq2seq_attention/attention/attention.py"
-    assert hook.excerpt_title(path, "project_keys") == f"{path} · BahdanauAttention.project_keys"
+    assert excerpts.excerpt_title(path, "project_keys") == f"{path} · BahdanauAttention.project_keys"
     scores = "src/seq2seq_attention/attention/scores.py"
-    assert hook.excerpt_title(scores, "registry") == f"{scores} · SCORES"
-    assert hook.section_names("src/seq2seq_attention/sentiment/classifier.py", "init").endswith("__init__ (일부)")
-    assert hook.section_names("src/seq2seq_attention/core/batching.py", "pad") == "pad_sequences, Batch, collate"
-    first, last = hook.section_lines(path, "project_keys")
+    assert excerpts.excerpt_title(scores, "registry") == f"{scores} · SCORES"
+    assert excerpts.section_names("src/seq2seq_attention/sentiment/classifier.py", "init").endswith("__init__ (일부)")
+    assert excerpts.section_names("src/seq2seq_attention/core/batching.py", "pad") == "pad_sequences, Batch, collate"
+    first, last = excerpts.section_lines(path, "project_keys")
     lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
     assert lines[first - 1].strip().startswith("def project_keys(") and lines[first - 2].endswith(
         "[start:project_keys]"
     )
     assert lines[last].strip() == "" or lines[last].endswith("[end:project_keys]")
-    url = hook.line_url("https://example.invalid/o/r/", path, "project_keys")
+    url = excerpts.line_url("https://example.invalid/o/r/", path, "project_keys")
     assert re.fullmatch(rf"https://example\.invalid/o/r/blob/(\w+)/{path}#L{first}-L{last}", url)
     with pytest.raises(Exception, match="no section 'nowhere'"):
-        hook.section_lines(path, "nowhere")
+        excerpts.section_lines(path, "nowhere")
 
 
 def _filenames(page: Path) -> list[str]:
@@ -159,21 +149,13 @@ def test_a_build_without_a_repository_address_shows_titles_and_no_links(built_si
     assert 'class="md-source"' not in (built_site.root / "index.html").read_text(encoding="utf-8")
 
 
-def test_a_build_with_a_repository_address_links_the_header_and_every_excerpt(tmp_path: Path):
-    repository = "https://example.invalid/someone/seq2seq-attention"
-    site = tmp_path / "site"
-    subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        env={**os.environ, "REPO_URL": repository, "NO_MKDOCS_2_WARNING": "1"},
-        timeout=300,
-    )
+def test_a_build_with_a_repository_address_links_the_header_and_every_excerpt(site_with_repository_links):
+    repository = "https://example.invalid/someone/seq2seq-attention"  # REPO_URL of that build (tests/conftest.py)
+    site = site_with_repository_links.root
     home = (site / "index.html").read_text(encoding="utf-8")
     assert f'<a href="{repository}" title="' in home and 'class="md-source"' in home
     assert 'data-md-component="source"' not in home  # the page asks no other host for stars and forks
     titles = _filenames(site / "bahdanau" / "attention.html")
     assert titles and all(title.startswith(f'<a href="{repository}/blob/') for title in titles)
-    first, last = _hook().section_lines("src/seq2seq_attention/attention/attention.py", "forward")
+    first, last = excerpts.section_lines("src/seq2seq_attention/attention/attention.py", "forward")
     assert any(f"src/seq2seq_attention/attention/attention.py#L{first}-L{last}" in title for title in titles)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from support import files_of
 
 from seq2seq_attention.cli import main
 from seq2seq_attention.core import checkpoint as checkpoint_module
@@ -60,10 +61,6 @@ def losses(history: list[dict]) -> list[tuple[int, float, float]]:
 def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
     sa, sb = a.state_dict(), b.state_dict()
     return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
-
-
-def files_of(directory: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,5 @@
 """The recipe ablation (scripts/ablation.py): its committed results, its table, its statistics and its resume."""
 
-import importlib.util
 import json
 import math
 import statistics
@@ -9,14 +8,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support import load_script
 
 from seq2seq_attention.translation.evaluate import t_975
 from seq2seq_attention.translation.train import TrainConfig
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("ablation", ROOT / "scripts" / "ablation.py")
-ablation = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ablation)
+ablation = load_script("ablation")
 
 
 def test_committed_table_is_what_the_script_makes_of_the_committed_results():

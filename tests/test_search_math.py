@@ -6,23 +6,16 @@ read from disk) is compared with the pages themselves: no formula a page shows a
 """
 
 import html
-import importlib.util
 import json
 import re
 
 import pytest
+import search_math  # hooks/search_math.py (on pytest's path: pyproject.toml)
 from hypothesis import given
 from hypothesis import strategies as st
-from site_support import ROOT, BuiltSite
+from site_support import BuiltSite
 
 ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
-
-
-def _hook():
-    spec = importlib.util.spec_from_file_location("search_math", ROOT / "hooks" / "search_math.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _indexes(built_site: BuiltSite) -> dict[str, dict]:
@@ -48,7 +41,7 @@ def _formulas(built_site: BuiltSite) -> dict[str, set[str]]:
 def test_search_index_has_no_tex(built_site: BuiltSite):
     formulas = _formulas(built_site)
     assert sum(map(len, formulas.values())) > 100, "the pages have (almost) no math: nothing was checked"
-    math_as_text = _hook().math_as_text
+    math_as_text = search_math.math_as_text
     for name, index in _indexes(built_site).items():
         by_page: dict[str, str] = {}
         for doc in index["docs"]:
@@ -88,7 +81,7 @@ def test_math_reads_as_text_in_titles_and_snippets(built_site: BuiltSite):
     ],
 )
 def test_math_as_text(tex: str, text: str):
-    assert _hook().math_as_text(tex) == text
+    assert search_math.math_as_text(tex) == text
 
 
 TEX_PIECES = st.sampled_from(
@@ -100,5 +93,5 @@ TEX_PIECES = st.sampled_from(
 @given(st.lists(TEX_PIECES, max_size=12))
 def test_no_tex_survives(pieces: list[str]):
     """Whatever the formula is built from, its text has no command, no braces and no `_{`/`^{` left."""
-    text = _hook().math_as_text("".join(pieces))
+    text = search_math.math_as_text("".join(pieces))
     assert "\\" not in text and "{" not in text and "}" not in text, text

@@ -29,7 +29,7 @@ from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from site_support import BuiltSite, chromium, open_page
+from site_support import BuiltSite, open_page, reset_browser
 
 SEARCH_TERM = "어텐션"
 WAIT_S = 30
@@ -63,11 +63,9 @@ return {
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with chromium(performance_log=True) as driver:
-        driver.get("about:blank")
-        _requests(driver)  # drop what the browser's own start page loaded
-        yield driver
+def browser(session_browser: webdriver.Chrome) -> webdriver.Chrome:
+    """The session's browser at 1280 px, its cache on and its network log empty."""
+    return reset_browser(session_browser)
 
 
 def _requests(driver: webdriver.Chrome) -> list[str]:
