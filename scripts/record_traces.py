@@ -528,7 +528,7 @@ def differences(committed: dict, fresh: dict, tolerance: float = TOLERANCE) -> l
 def _write(path: Path, document: dict) -> None:
     """Write atomically: a temporary file in the same folder, then a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), sort_keys=False) + "\n"
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:

@@ -31,7 +31,7 @@ from seq2seq_attention.sentiment.data import prepare_data
 from seq2seq_attention.sentiment.train import SentimentConfig, train_classifier
 from seq2seq_attention.translation.corpus import build_vocabularies, load_pairs, split_pairs, target_overlap
 from seq2seq_attention.translation.evaluate import bootstrap_interval, compare, evaluate
-from seq2seq_attention.translation.export import export_onnx
+from seq2seq_attention.translation.export import EncoderGraph, StepGraph, export_onnx
 from seq2seq_attention.translation.plotting import plot_attention, sentence_attention
 from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
 from seq2seq_attention.translation.train import TrainConfig, train
@@ -115,6 +115,9 @@ def translation(out: Path, sizes: Sizes = Sizes(), device: torch.device | str = 
     tiny = build_vocabularies(pairs)
     luong = build_model("luong", len(tiny.source), len(tiny.target), hidden_size=H, score="general").eval()
     export_onnx(luong, tiny, out / "onnx")
+    with torch.no_grad():  # the two graphs the export traces, run eagerly too (tracing for export hides their lines)
+        keys, hidden, proj_keys = EncoderGraph(luong)(torch.tensor([[4, 5, 6, EOS_IDX]]))  # S = 4
+        StepGraph(luong)(torch.tensor([[SOS_IDX]]), hidden, keys, proj_keys)
     pages(model, vocabs, out, device, H, sizes.free_running)
 
 

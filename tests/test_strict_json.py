@@ -17,14 +17,6 @@ from seq2seq_attention.translation.train import TrainConfig, train
 ROOT = Path(__file__).resolve().parent.parent
 WRITERS = [*sorted((ROOT / "src" / "seq2seq_attention").rglob("*.py")), *sorted((ROOT / "scripts").glob("*.py"))]
 WRITERS += [ROOT / "hooks" / "fence_runs.py"]
-NOT_YET = {
-    "src/seq2seq_attention/translation/export.py": 2,
-    "src/seq2seq_attention/cli/sentiment.py": 1,
-    "src/seq2seq_attention/cli/translation.py": 1,
-}
-"""json.dumps calls without allow_nan=False in files this change could not edit (the ONNX export's vocabularies
-and sentences, the sentiment CLI's records, the translate CLI's --json: strings, integers and softmax
-probabilities); at most this many each, to become strict (then leave this table)."""
 
 
 def strict(value: object) -> object:
@@ -49,7 +41,7 @@ def loose_dumps(path: Path) -> list[int]:
 def test_every_json_writer_is_strict(path: Path):
     name = path.relative_to(ROOT).as_posix()
     loose = loose_dumps(path)
-    assert len(loose) <= NOT_YET.get(name, 0), (
+    assert not loose, (
         f"{name}: json.dumps without allow_nan=False at line(s) {loose}; use core.files.json_text / write_json"
     )
 

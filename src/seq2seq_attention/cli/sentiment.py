@@ -74,7 +74,9 @@ def _figure(args: argparse.Namespace) -> int:
     with staged_writes(*outputs) as staged:  # the figure and its JSON land together or not at all
         records = attention_figure(args.checkpoint, staged[0], args.count, args.max_words)
         if args.json is not None:
-            staged[1].write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            staged[1].write_text(
+                json.dumps(records, indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8"
+            )
     print(f"attention over {len(records)} test sentences written to {args.out}")
     return 0
 

@@ -190,7 +190,7 @@ def run_translate(args: argparse.Namespace) -> int:
             for number, sentence in numbered
             if number in translated or number in problems
         ]
-        print(json.dumps(records, ensure_ascii=False))
+        print(json.dumps(records, ensure_ascii=False, allow_nan=False))
     else:
         for number, _ in numbered:
             print(translated.get(number, ""))

@@ -83,7 +83,7 @@ def recorded_scores():
     def recording(
         raw: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        scores.append(raw)  # (B, T, S)
+        scores.append(raw)  # e_tj as the attention computed it
         return attend(raw, keys, mask)  # (B, T, Hk), (B, T, S)
 
     attention_module.attend = recording
@@ -248,7 +248,7 @@ def _write_export(
         "max_length": MAX_LENGTH,
         "max_words": max_words,
     }
-    vocab_path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    vocab_path.write_text(json.dumps(document, ensure_ascii=False, allow_nan=False), encoding="utf-8")
 
 
 # --8<-- [end:write_export]
@@ -272,7 +272,9 @@ def export_sentences(out: str | Path, split: str = "by_english") -> Path:
         "held_out": sorted({pair.source for pair in held_out}),
     }
     with staged_writes(path) as (staged,):
-        staged.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+        staged.write_text(
+            json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False), encoding="utf-8"
+        )
     return path
 
 
