@@ -84,7 +84,7 @@ def recorded_scores():
         raw: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         scores.append(raw)  # e_tj as the attention computed it
-        return attend(raw, keys, mask)  # (B, T, Hk), (B, T, S)
+        return attend(raw, keys, mask)  # the context and the weights, unchanged
 
     attention_module.attend = recording
     try:
