@@ -1,4 +1,4 @@
-"""Hardening: resumable runs, atomic checkpoints, and clear errors for bad checkpoints and bad input.
+"""Resumable runs, atomic checkpoints, and clear errors for bad checkpoints and bad input.
 
 Everything trains a tiny model (H=8) on 20 synthetic sentence pairs, so the file takes seconds:
 

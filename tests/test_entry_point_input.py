@@ -1,4 +1,4 @@
-"""Bad input, round three (issue 21): nothing wrong is loaded, reported or overwritten silently.
+"""Input at the public entry points: nothing wrong is loaded, reported or overwritten silently.
 
 One section per class of the issue, each a property over the whole class rather than its examples:
 
@@ -12,7 +12,7 @@ One section per class of the issue, each a property over the whole class rather 
 7. messages: ``unknown="skip"``, bytes, invisible characters, an empty attention row, and every
    ``--help`` states the ranges its command enforces.
 
-Writes (class 3) and values read from checkpoints (class 4) are in `test_writes_round3.py`.
+Writes (class 3) and values read from checkpoints (class 4) are in `test_writing_commands.py`.
 """
 
 import io

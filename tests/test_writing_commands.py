@@ -1,4 +1,4 @@
-"""Writes that destroy nothing, and values read from checkpoints checked like the command line's (issue 21, 3 and 4).
+"""Writes that destroy nothing, and values read from checkpoints checked like the command line's.
 
 * `staged_writes`, which every write goes through: for any set of files, any of them already
   there, a failure at any file's write, flush or rename leaves the disk exactly as it was;
