@@ -127,11 +127,6 @@ def bounded_float(low: float, high: float):
     return _parser_for(float, "value", field)
 
 
-def finite_float(text: str) -> float:
-    """An argparse type: a finite number."""
-    return _parser_for(float, "float")(text)  # type: ignore[return-value]
-
-
 def state_ranges(parser: argparse.ArgumentParser) -> None:
     """Write the range of every option whose type enforces one into its help, in every command.
 
