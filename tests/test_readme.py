@@ -81,11 +81,14 @@ def test_the_gpu_claim_matches_the_fence_record():
         if device == "cuda"
     )
     flat = " ".join(readme.split())
+    home = " ".join((ROOT / "docs" / "index.md").read_text(encoding="utf-8").split())  # the site says it too
     if dates:
         assert f"last GPU run of the fences is recorded on {dates[-1]}" in flat, dates[-1]
         assert "holds no GPU run yet" not in flat
+        assert f"GPU 실행은 {dates[-1]}" in home and "GPU 실행은 아직 기록되지 않았습니다" not in home, dates[-1]
     else:
         assert "holds no GPU run yet" in flat
+        assert "GPU 실행은 아직 기록되지 않았습니다" in home
 
 
 class _Stop(Exception):
