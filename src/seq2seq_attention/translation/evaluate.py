@@ -11,6 +11,7 @@ import numpy as np
 import sacrebleu
 from sacrebleu.significance import _bootstrap_resample, _compute_p_value  # sacrebleu 2.x (pinned below 3)
 
+from ..core.checks import checked
 from ..core.errors import InputError, echo
 from ..core.vocabulary import Vocabularies
 from .corpus import Pair
@@ -99,6 +100,7 @@ def evaluate(
 # --8<-- [end:evaluate]
 
 
+@checked(lambda hypotheses, references: _check_sentences(hypotheses, references))
 # --8<-- [start:bootstrap]
 def bootstrap_interval(hypotheses: Sequence[str], references: Sequence[str]) -> tuple[float, float]:
     """The 95% interval of corpus BLEU under resampling of the sentences (2.5th and 97.5th percentile).
@@ -111,7 +113,6 @@ def bootstrap_interval(hypotheses: Sequence[str], references: Sequence[str]) -> 
     Raises:
         InputError: the lists are empty, of different lengths, or hold something else than strings.
     """
-    hypotheses, references = _check_sentences(hypotheses, references)
     low, high = np.percentile(resampled_bleu(hypotheses, references), [2.5, 97.5])
     return float(np.clip(low, 0, 100)), float(np.clip(high, 0, 100))  # float32 sums can pass 100 by 1e-14
 
@@ -151,6 +152,7 @@ class Comparison:
     significant: bool
 
 
+@checked(lambda baseline, system: _check_comparable(baseline, system))
 # --8<-- [start:compare]
 def compare(baseline: Evaluation, system: Evaluation) -> Comparison:
     """Paired bootstrap resampling (Koehn 2004, as sacrebleu's `PairedTest` computes it) of two evaluations.
@@ -173,7 +175,7 @@ def compare(baseline: Evaluation, system: Evaluation) -> Comparison:
         InputError: the two were not made on the same references in the same order, or either
             holds lists that are empty, of different lengths or not strings.
     """
-    references = _check_comparable(baseline, system)
+    references = baseline.references  # the same as the system's (checked)
     bleu = _bleu()
     first = bleu.corpus_score(baseline.hypotheses, [references]).score
     second = bleu.corpus_score(system.hypotheses, [references]).score
