@@ -65,7 +65,6 @@ NOT_YET = {
     "translation/corpus.py:load_pairs",
     "translation/corpus.py:split",
     "translation/evaluate.py:evaluate",
-    "translation/export.py:export_onnx",
 }
 """Sections that still show a check, each to be moved behind `checked` (or out of the section); strict: a
 fixed one fails here until it leaves this list."""
@@ -85,6 +84,11 @@ def excerpted() -> list:
         for path in sorted(SRC.rglob("*.py"))
         for name, lines in sections(path).items()
     ]
+
+
+def test_every_listed_exception_names_a_section_that_exists():
+    names = {f"{path.relative_to(SRC)}:{name}" for path in sorted(SRC.rglob("*.py")) for name in sections(path)}
+    assert NOT_YET <= names, sorted(NOT_YET - names)
 
 
 def problems(lines: list[tuple[int, str]]) -> list[str]:
