@@ -39,6 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "hooks"))
+from excerpts import section_lines  # noqa: E402  (the site's own reading of a section's markers)
+
 PAGES = (
     "docs/bahdanau/attention.md",
     "docs/bahdanau/decoder.md",
@@ -74,23 +77,10 @@ def page_sections(pages: tuple[str, ...] = PAGES) -> list[str]:
     return list(found)
 
 
-def section_range(path: str, section: str) -> tuple[int, int]:
-    """The lines (1-based, inclusive) strictly between the section's start and end markers."""
-    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
-    marks = {}
-    for number, line in enumerate(lines, start=1):
-        for kind in ("start", "end"):
-            if line.strip() == f"# --8<-- [{kind}:{section}]":
-                marks[kind] = number
-    if set(marks) != {"start", "end"}:
-        raise SystemExit(f"{path} has no section {section!r}: fix the page's snippet line or the markers")
-    return marks["start"] + 1, marks["end"] - 1
-
-
 def section_texts(reference: str) -> list[str]:
     """The section's lines as the page shows them, stripped of their indentation."""
     path, section = reference.rsplit(":", 1)
-    first, last = section_range(path, section)
+    first, last = section_lines(path, section)
     lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
     return [line.strip() for line in lines[first - 1 : last]]
 
@@ -317,7 +307,7 @@ class Recorder:
         for reference in references:
             path, section = reference.rsplit(":", 1)
             filename = str((ROOT / path).resolve())
-            first, last = section_range(path, section)
+            first, last = section_lines(path, section)
             self.sections.setdefault(filename, []).append((reference, first, last))
             if filename not in self.files:
                 self.files[filename] = statements(ROOT / path)
