@@ -335,6 +335,22 @@ def test_cpu_and_cuda_give_the_same_outputs(kind: str, full_fp32):
         assert (a - b).abs().max().item() <= 1e-5, f"{name}: CPU and CUDA differ by {(a - b).abs().max().item():.2e}"
 
 
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=requires_cuda)])
+@pytest.mark.parametrize("kind", DECODERS)
+def test_a_strided_encoder_hidden_is_taken_as_its_values(kind: str, device: str):
+    """A view such as `outputs[:, -1].unsqueeze(0)` is a fine hidden state (cuDNN's GRU alone refuses strides)."""
+    torch.manual_seed(0)
+    decoder = DECODERS[kind]().eval().to(device)
+    outputs = torch.randn(B, S, H).to(device)  # (B, S, H)
+    strided = outputs[:, -1].unsqueeze(0)  # (1, B, H), not contiguous
+    assert not strided.is_contiguous()
+    target = _tokens(B, T).to(device)  # (B, T)
+    log_probs, _, _ = decoder(outputs, strided, target)
+    expected, _, _ = decoder(outputs, strided.contiguous(), target)
+    assert torch.equal(log_probs, expected)
+    assert decoder.init_state(outputs, strided).hidden.is_contiguous()
+
+
 # The other public entry points that take tensors (translator, score functions, classifiers): each
 # wrong input raises one ValueError that names the argument and says what came ("got ...", or
 # where the parameters are for a module on the wrong device).

@@ -120,7 +120,8 @@ class StepDecoder(nn.Module):
         proj_keys = None if self.attention is None else self.attention.project_keys(encoder_outputs)  # (B, S, Hp)
         batch_size = encoder_outputs.size(0)
         feed = encoder_hidden.new_zeros(batch_size, 1, self.hidden_size) if self.input_feeding else None  # (B, 1, H)
-        return DecoderState(encoder_hidden, encoder_outputs, source_mask, proj_keys, feed)
+        hidden = encoder_hidden.contiguous()  # (1, B, H): cuDNN's GRU refuses a strided view such as outputs[:, -1]
+        return DecoderState(hidden, encoder_outputs, source_mask, proj_keys, feed)
 
     # --8<-- [end:init_state]
 
