@@ -4,16 +4,27 @@ Usage (after the training script):
 
     python scripts/seq2seq_report.py
     python scripts/seq2seq_report.py --tables-only   # rewrite the tables from the committed metrics.json
+    python scripts/seq2seq_report.py --figure-only   # redraw the loss figure from committed files only
 
 Writes `results/seq2seq/metrics.json`, `results/seq2seq/README.md`, `results/seq2seq/samples.md`,
 `results/seq2seq/loss_curve.png` and a copy of the figure in `docs/assets/figures/`. Each comparison's
 verdict is `evaluate.verdict` (one seed: the paired bootstrap p decides).
+
+The loss figure (`docs/assets/figures/seq2seq_loss.png`) has Korean labels when a Hangul font is installed
+(`core.fonts.hangul_font`), English ones otherwise. `--figure-only` draws it without the uncommitted
+checkpoints under `runs/`: a run's history comes from its checkpoint where that is committed
+(`src/seq2seq_attention/pretrained/*`), else from its committed training log (`results/seq2seq/<run>.log`,
+whose epoch lines carry the same losses to four decimals); which runs are on the main split is read from
+the committed `metrics.json`. The committed figure was drawn with
+
+    python scripts/seq2seq_report.py --figure-only
 """
 
 import argparse
 import json
 import math
 import platform
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -68,8 +79,17 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="rewrite metrics.json's verdicts, README.md, bleu.ko.md and losses.ko.md from the committed metrics.json",
     )
-    if parser.parse_args(sys.argv[1:] if argv is None else argv).tables_only:
+    parser.add_argument(
+        "--figure-only",
+        action="store_true",
+        help="redraw the loss figure from the committed checkpoints, training logs and metrics.json",
+    )
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.tables_only:
         write_reports(json.loads((OUT / "metrics.json").read_text(encoding="utf-8")))
+        return
+    if args.figure_only:
+        draw_losses(committed_curves(json.loads((OUT / "metrics.json").read_text(encoding="utf-8"))))
         return
     torch.set_num_threads(1)
     pairs = load_pairs()
@@ -89,10 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     evaluations = {}
     sample_rows = []
-    korean = hangul_font() is not None
-    if korean:
-        plt.rcParams["font.family"] = hangul_font()
-    fig, ax = plt.subplots(figsize=(7, 4))
+    curves = []
     for name, (path, label) in RUNS.items():
         checkpoint = load_checkpoint(ROOT / path)
         config = checkpoint.training["config"]
@@ -124,30 +141,11 @@ def main(argv: list[str] | None = None) -> None:
             "target_vocabulary": len(checkpoint.vocabs.target),
         }
         if split == "by_english":  # the main split's curves and samples
-            epochs = [h["epoch"] for h in history]
-            tag = f"{name}, H={config['hidden_size']}"
-            train_label, held_out_label = (
-                (f"{tag} (학습)", f"{tag} (평가용)") if korean else (f"{tag} (train)", f"{tag} (held-out)")
-            )
-            line = ax.plot(epochs, [h["loss"] for h in history], label=train_label)[0]
-            ax.plot(epochs, [h["test_loss"] for h in history], "--", color=line.get_color(), label=held_out_label)
+            curves.append((name, config["hidden_size"], history))
             sample_rows.append((name, [scores.hypotheses[test.index(p)] for p in samples]))
         extra = translate(checkpoint.model, checkpoint.vocabs, EXTRA_SENTENCES)
         metrics["runs"][name]["examples"] = dict(zip(EXTRA_SENTENCES, extra, strict=True))
-    ax.set_xlabel(*text_label("에폭", "epoch"))
-    ax.set_ylabel(*text_label("번역문 토큰당 손실", "loss per target token"))
-    ax.set_title(
-        *text_label(
-            "Tatoeba 프랑스어→영어: 학습 기준(실선), 평가용 NLL(점선)",
-            "Tatoeba fra->eng: training (solid), held-out (dashed)",
-        )
-    )
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(OUT / "loss_curve.png", dpi=100)
-    FIGURE.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(OUT / "loss_curve.png", FIGURE)
+    draw_losses(curves)
 
     metrics["comparisons"] = []
     for baseline, system, how in COMPARISONS:
@@ -179,6 +177,85 @@ def main(argv: list[str] | None = None) -> None:
     print(
         json.dumps({name: (run["bleu"], run["exact_match"]) for name, run in metrics["runs"].items()}, allow_nan=False)
     )
+
+
+def draw_losses(curves: list[tuple[str, int, list[dict]]]) -> None:
+    """Draw each run's training loss (solid) and held-out loss (dashed) by epoch into `loss_curve.png` and the
+    site's copy. `curves`: (run name, hidden size, history) per run, history as `checkpoint.training["history"]`."""
+    korean = hangul_font() is not None
+    if korean:
+        plt.rcParams["font.family"] = hangul_font()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, hidden_size, history in curves:
+        epochs = [h["epoch"] for h in history]
+        tag = f"{name}, H={hidden_size}"
+        train_label, held_out_label = (
+            (f"{tag} (학습용)", f"{tag} (평가용)") if korean else (f"{tag} (train)", f"{tag} (held-out)")
+        )
+        line = ax.plot(epochs, [h["loss"] for h in history], label=train_label)[0]
+        ax.plot(epochs, [h["test_loss"] for h in history], "--", color=line.get_color(), label=held_out_label)
+    ax.set_xlabel(*text_label("에폭", "epoch"))
+    ax.set_ylabel(*text_label("번역문 토큰당 손실", "loss per target token"))
+    ax.set_title(
+        *text_label(
+            "Tatoeba 프랑스어→영어: 학습용 손실(실선), 평가용 손실(점선)",
+            "Tatoeba fra->eng: training (solid), held-out (dashed)",
+        )
+    )
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    OUT.mkdir(parents=True, exist_ok=True)
+    fig.savefig(OUT / "loss_curve.png", dpi=100)
+    plt.close(fig)
+    FIGURE.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(OUT / "loss_curve.png", FIGURE)
+
+
+EPOCH_LINE = re.compile(
+    r"^\| epoch: +(?P<epoch>\d+) \| time: +(?P<seconds>[\d.]+) sec \| loss: +(?P<loss>[\d.]+) "
+    r"\| held-out loss: +(?P<test_loss>[\d.]+|-)$"
+)
+"""One epoch's line in a training log (`translation/train.py` writes it)."""
+
+
+def history_from_log(text: str) -> list[dict]:
+    """The per-epoch history in a training log, as `checkpoint.training["history"]` holds it (four decimals)."""
+    history = []
+    for line in text.splitlines():
+        match = EPOCH_LINE.match(line.strip())
+        if match:
+            held_out = match["test_loss"]
+            history.append(
+                {
+                    "epoch": int(match["epoch"]),
+                    "seconds": float(match["seconds"]),
+                    "loss": float(match["loss"]),
+                    "test_loss": None if held_out == "-" else float(held_out),
+                }
+            )
+    if [h["epoch"] for h in history] != list(range(1, len(history) + 1)):
+        raise ValueError(f"a training log's epochs run 1, 2, ... once each; found {[h['epoch'] for h in history]}")
+    return history
+
+
+def committed_curves(metrics: dict) -> list[tuple[str, int, list[dict]]]:
+    """(run name, hidden size, history) of each main-split run in `metrics`, in `RUNS` order, from committed
+    files: the run's checkpoint where it is committed, else its training log under `results/seq2seq/`."""
+    curves = []
+    for name in RUNS:
+        run = metrics["runs"][name]
+        if run["split"] != "by_english":
+            continue
+        checkpoint = ROOT / run["checkpoint"]
+        if (checkpoint / "checkpoint.json").is_file():
+            history = load_checkpoint(checkpoint).training["history"]
+        else:
+            history = history_from_log((ROOT / run["log"]).read_text(encoding="utf-8"))
+        if len(history) != run["epochs"]:
+            raise ValueError(f"{name}: {len(history)} epochs in its history, metrics.json says {run['epochs']}")
+        curves.append((name, run["config"]["hidden_size"], history))
+    return curves
 
 
 def held_out_losses(history: list[dict]) -> dict:
