@@ -8,6 +8,11 @@ BLEU (sacrebleu, with a 95% bootstrap interval) and exact match, and the pairs o
 
 * `results.md` and `results.json`: the table (BLEU with intervals, exact match, training time,
   parameters, epochs), the paired comparisons, and the exact command;
+* `results.ko.md`: the chapter's Korean tables, in plain terms: each model's mean BLEU over the seeds and
+  its BLEU on every seed, each comparison's difference per seed and its verdict (`evaluate.verdict`);
+* `statistics.ko.md`: the appendix's Korean tables, the evidence behind those verdicts: each seed's 95%
+  bootstrap interval, the paired bootstrap p of every seed, and the 95% interval of the mean difference
+  over the seeds;
 * `logs/<model>-seed<n>.log`: the per-epoch log lines;
 * `checkpoints/<model>/`: the trained attention models of the first seed (weights + JSON);
 * `heatmap_<n>.png`: the attention of the Bahdanau and the dot-product model, side by side,
@@ -17,6 +22,10 @@ Example (the run committed in results/attention/):
 
     python scripts/compare_attention.py --epochs 30 --time-budget 240 --hidden-size 128 --batch-size 64 \
         --learning-rate 0.002 --seeds 0 1 2 --threads 1
+
+The tables alone are rewritten from the committed results.json with
+
+    python scripts/compare_attention.py --tables-only
 """
 
 import argparse
@@ -41,7 +50,7 @@ from seq2seq_attention.core.files import write_json
 from seq2seq_attention.core.fonts import label
 from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs
-from seq2seq_attention.translation.evaluate import Verdict, compare, evaluate, verdict
+from seq2seq_attention.translation.evaluate import Verdict, compare, evaluate, seed_interval, verdict
 from seq2seq_attention.translation.plotting import plot_attention, save_figure, sentence_attention
 from seq2seq_attention.translation.search import greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, train
@@ -95,7 +104,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--figures", type=Path, default=Path("docs/assets/figures/attention"))
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument(
-        "--tables-only", action="store_true", help="only rewrite results.md and results.ko.md from results.json"
+        "--tables-only",
+        action="store_true",
+        help="only rewrite results.md, results.ko.md, statistics.ko.md and heatmaps.ko.md from results.json",
     )
     parser.add_argument(
         "--heatmaps-only", action="store_true", help="only redraw the heatmaps from the saved first-seed checkpoints"
@@ -304,6 +315,7 @@ def draw_heatmaps(models: dict, test_pairs, args: argparse.Namespace) -> list[di
 def write_tables(out: Path, document: dict) -> None:
     (out / "results.md").write_text(markdown(document), encoding="utf-8")
     (out / "results.ko.md").write_text(korean(document), encoding="utf-8")
+    (out / "statistics.ko.md").write_text(korean_statistics(document), encoding="utf-8")
     (out / "heatmaps.ko.md").write_text(korean_heatmaps(document), encoding="utf-8")
 
 
@@ -333,38 +345,84 @@ def korean_verdict(row: dict) -> str:
     return f"{decided.korean} (p < 0.05인 시드 {decided.agreeing_seeds}/{decided.seeds})"
 
 
+def signed(values: list[float]) -> str:
+    return ", ".join(f"{v:+.2f}" for v in values)
+
+
 def korean(document: dict) -> str:
-    """The results page's tables in Korean: models with intervals, then the paired comparisons."""
+    """The results page's tables in Korean, in plain terms: each model's mean BLEU over the seeds and its BLEU on
+    every seed, then each comparison's BLEU difference per seed, their mean and the verdict (`evaluate.verdict`).
+    The evidence behind a verdict (intervals, p-values) is `korean_statistics`'s, for the appendix."""
     seeds = document["settings"]["seeds"]
+    seed_names = ", ".join(map(str, seeds))
     lines = [
-        "| 모델 | 점수 | 매개변수 | 에폭 | 학습 시간(초) | 평가용 BLEU (평균 ± 표준편차) "
-        f"| 시드 {seeds[0]}의 95% 구간 | 정확히 일치 | 평균 최대 가중치 |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"| 모델 | 점수 | 매개변수 | 평가용 BLEU (시드 평균) | 시드 {seed_names}의 BLEU "
+        "| 정확히 일치 | 평균 최대 가중치 |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for row in document["models"]:
-        interval = row["bleu_interval_per_seed"][0]
         peak = f"{row['mean_max_weight']:.3f}" if "mean_max_weight" in row else "-"
-        epochs = "/".join(str(e) for e in sorted(set(row["epochs"])))
+        per_seed = ", ".join(f"{b:.2f}" for b in row["bleu_per_seed"])
         lines.append(
             f"| {KOREAN_NAMES[row['decoder']]} | {'`' + row['score'] + '`' if row['score'] else '-'} "
-            f"| {row['parameters']:,} | {epochs} "
-            f"| {row['train_seconds']:.0f} | {row['bleu']:.2f} ± {row['bleu_std']:.2f} "
-            f"| {interval[0]:.1f}–{interval[1]:.1f} | {row['exact_match']:.3f} | {peak} |"
+            f"| {row['parameters']:,} | {row['bleu']:.2f} | {per_seed} | {row['exact_match']:.3f} | {peak} |"
         )
-    lines += ["", "| 기준 | 비교 대상 | 시드별 BLEU 차이 | 시드별 p | 판정 |", "|---|---|---|---|---|"]
-    for row in document.get("comparisons", []):
-        differences = ", ".join(f"{d:+.2f}" for d in row["difference_per_seed"])
-        p_values = ", ".join(f"{p:.3f}" for p in row["p_value_per_seed"])
-        lines.append(
-            f"| {KOREAN_NAMES[row['baseline']]} | {KOREAN_NAMES[row['system']]} | {differences} | {p_values} "
-            f"| {korean_verdict(row)} |"
-        )
-    data = document["data"]
     lines += [
         "",
-        f"시드 {', '.join(map(str, seeds))}의 평균. 평가용 분할 `{data['split']}`: {data['held_out']}쌍, "
-        f"학습 {data['train']}쌍. "
-        "짝지은 bootstrap(sacrebleu, 1,000번 재추출)은 시드마다 같은 평가용 문장에서 두 모델을 비교합니다.",
+        f"| 기준 | 비교 대상 | 시드 {seed_names}의 BLEU 차이 | 차이의 평균 | 판정 |",
+        "|---|---|---|---:|---|",
+    ]
+    for row in document.get("comparisons", []):
+        decided = seed_verdict(row)
+        lines.append(
+            f"| {KOREAN_NAMES[row['baseline']]} | {KOREAN_NAMES[row['system']]} "
+            f"| {signed(row['difference_per_seed'])} | {decided.mean:+.2f} | {decided.korean} |"
+        )
+    data = document["data"]
+    epochs = sorted({e for row in document["models"] for e in row["epochs"]})
+    lines += [
+        "",
+        f"시드 {seed_names}에서 한 번씩 학습했고, 모든 실행이 {'/'.join(map(str, epochs))} 에폭을 마쳤습니다. "
+        f"평가용 분할 `{data['split']}`: {data['held_out']}쌍, 학습 {data['train']}쌍. "
+        "차이는 비교 대상에서 기준을 뺀 BLEU입니다. 판정(나아짐, 나빠짐, 동률)은 `evaluate.verdict`가 내립니다.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def korean_statistics(document: dict) -> str:
+    """The appendix's tables in Korean: each model's 95% bootstrap interval on every seed, then, for each
+    comparison, the two pieces of evidence `evaluate.verdict` weighs (the 95% interval of the mean difference
+    over the seeds, the paired bootstrap p of every seed) and its verdict."""
+    seeds = document["settings"]["seeds"]
+    lines = [
+        "| 모델 | " + " | ".join(f"시드 {seed}: BLEU (95% 구간)" for seed in seeds) + " |",
+        "|---|" + "---:|" * len(seeds),
+    ]
+    for row in document["models"]:
+        cells = [
+            f"{bleu:.2f} ({low:.1f}–{high:.1f})"
+            for bleu, (low, high) in zip(row["bleu_per_seed"], row["bleu_interval_per_seed"], strict=True)
+        ]
+        lines.append(f"| {KOREAN_NAMES[row['decoder']]} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "| 기준 | 비교 대상 | 시드별 BLEU 차이 | 차이 평균의 95% 구간 | 시드별 p | 판정 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in document.get("comparisons", []):
+        mean, low, high = seed_interval(row["difference_per_seed"])
+        p_values = ", ".join(f"{p:.3f}" for p in row["p_value_per_seed"])
+        lines.append(
+            f"| {KOREAN_NAMES[row['baseline']]} | {KOREAN_NAMES[row['system']]} "
+            f"| {signed(row['difference_per_seed'])} | {mean:+.2f} ({low:+.2f} ~ {high:+.2f}) | {p_values} "
+            f"| {korean_verdict(row)} |"
+        )
+    lines += [
+        "",
+        f"시드 {', '.join(map(str, seeds))}. BLEU의 구간은 평가용 문장을 1,000번 복원 추출해 얻은 95% bootstrap 구간, "
+        "p는 시드마다 같은 평가용 문장에서 두 모델을 견준 짝지은 bootstrap(sacrebleu, 1,000번 재추출)의 값, "
+        "차이 평균의 구간은 시드별 차이에 대한 95% t-구간입니다.",
         "",
     ]
     return "\n".join(lines)

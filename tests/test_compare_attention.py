@@ -1,7 +1,10 @@
 """scripts/compare_attention.py: the sentence choice, the per-seed summary and the markdown table."""
 
+import json
+import re
+
 import pytest
-from support import load_script
+from support import ROOT, load_script
 
 from seq2seq_attention.translation.corpus import Pair, build_vocabularies
 
@@ -76,3 +79,18 @@ def test_verdicts_are_the_one_rule(compare):
     assert compare.verdict_text(two).startswith("better") and "2/3" in compare.korean_verdict(two)
     one = {"difference_per_seed": [1.0, 2.0, 1.5], "p_value_per_seed": [0.01, 0.3, 0.2]}
     assert compare.korean_verdict(one).startswith("동률")
+
+
+def test_the_committed_korean_tables_are_what_the_writers_make_of_results_json(compare):
+    """results.ko.md (the chapter) and statistics.ko.md (the appendix) are regenerated, never edited by hand:
+    `python scripts/compare_attention.py --tables-only` writes them from the committed results.json."""
+    out = ROOT / "results" / "attention"
+    document = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    chapter = (out / "results.ko.md").read_text(encoding="utf-8")
+    appendix = (out / "statistics.ko.md").read_text(encoding="utf-8")
+    assert chapter == compare.korean(document)
+    assert appendix == compare.korean_statistics(document)
+    # the chapter reads in plain terms: means, values per seed, verdict words; the evidence is the appendix's
+    assert not re.search(r"구간|bootstrap|\bp\b", chapter)
+    assert "| 내적 (루옹) | 크기 조정 내적 (루옹) | +1.44, +4.45, +3.54 | +3.14 | 동률 |" in chapter
+    assert "| 내적 (루옹) | 덧셈형 (바다나우) | +3.02, +4.86, +2.43 | +3.44 (+0.29 ~ +6.59) |" in appendix
