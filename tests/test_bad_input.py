@@ -242,6 +242,17 @@ def test_decoding_indices_outside_the_vocabulary_is_refused():
     refused(lambda: vocab.decode([len(vocab)]), str(len(vocab)))
 
 
+def test_a_one_shot_iterator_is_refused_where_a_check_reads_the_argument_before_the_function():
+    vocab = Vocabulary.from_sentences("eng", ["i am here ."])
+    refused(lambda: vocab.decode(iter([4, 5, 2])), "indices must be a list", "list_iterator")
+    assert vocab.decode([4, 5, 2]) == vocab.decode((4, 5, 2)) == vocab.decode(torch.tensor([4, 5, 2])) == "i am"
+
+
+def test_what_a_checked_function_hands_on_is_still_checked_where_its_own_check_does_not_cover_it():
+    """A call made inside a checked function skips the callee's check; these callers check for it."""
+    refused(lambda: translate(model(), VOCABS, ["je suis petit ."]), "sentence 1 has unknown fra word(s) 'petit'")
+
+
 # --- messages ------------------------------------------------------------------------------------
 
 
