@@ -34,7 +34,7 @@ from seq2seq_attention.core.checks import MAX_PARAMETERS
 from seq2seq_attention.core.device import parse_device
 from seq2seq_attention.core.errors import ECHO_LIMIT
 from seq2seq_attention.core.vocabulary import Vocabularies
-from seq2seq_attention.translation.corpus import Pair, build_vocabularies, load_pairs, read_lines
+from seq2seq_attention.translation.corpus import Pair, build_vocabularies, load_pairs, read_lines, split_pairs
 from seq2seq_attention.translation.search import beam_search_decode
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -246,6 +246,9 @@ def test_a_one_shot_iterator_is_refused_where_a_check_reads_the_argument_before_
     vocab = Vocabulary.from_sentences("eng", ["i am here ."])
     refused(lambda: vocab.decode(iter([4, 5, 2])), "indices must be a list", "list_iterator")
     assert vocab.decode([4, 5, 2]) == vocab.decode((4, 5, 2)) == vocab.decode(torch.tensor([4, 5, 2])) == "i am"
+    pairs = [Pair("je suis la .", "i am here .")]
+    refused(lambda: split_pairs(p for p in pairs), "pairs must be a list", "generator")
+    refused(lambda: load_pairs(prefixes=(p for p in ["i am "])), "prefixes must be a list")
 
 
 def test_what_a_checked_function_hands_on_is_still_checked_where_its_own_check_does_not_cover_it():
