@@ -35,6 +35,7 @@ from seq2seq_attention.core.device import parse_device
 from seq2seq_attention.core.errors import ECHO_LIMIT
 from seq2seq_attention.core.vocabulary import Vocabularies
 from seq2seq_attention.translation.corpus import Pair, build_vocabularies, load_pairs, read_lines, split_pairs
+from seq2seq_attention.translation.evaluate import evaluate
 from seq2seq_attention.translation.search import beam_search_decode
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -253,6 +254,8 @@ def test_a_one_shot_iterator_is_refused_where_a_check_reads_the_argument_before_
 
 def test_what_a_checked_function_hands_on_is_still_checked_where_its_own_check_does_not_cover_it():
     """A call made inside a checked function skips the callee's check; these callers check for it."""
+    refused(lambda: evaluate(model(), VOCABS, [Pair("je suis la .", "i am here .")], beam_size=0), "beam_size")
+    refused(lambda: evaluate(model(), VOCABS, [Pair("je suis la .", "i am here .")], batch_size=True), "batch_size")
     refused(lambda: translate(model(), VOCABS, ["je suis petit ."]), "sentence 1 has unknown fra word(s) 'petit'")
 
 

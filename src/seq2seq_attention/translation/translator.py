@@ -144,7 +144,7 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
     return vocabs.source.encode(single_spaced, unknown=unknown)
 
 
-def _check_translate(
+def check_translate(
     model: object,
     vocabs: object,
     sentences: object,
@@ -165,7 +165,7 @@ def _check_translate(
     check_prepare(vocabs, sentences, max_words, unknown)
 
 
-@checked(_check_translate)
+@checked(check_translate)
 def translate(
     model: "Seq2Seq",
     vocabs: Vocabularies,
