@@ -82,7 +82,7 @@ def section_names(path: str, section: str) -> str:
             names = _named(node, in_function)
             if not names:
                 continue
-            if first <= _start(node) and node.end_lineno <= last:
+            if first <= node.lineno and node.end_lineno <= last:  # a decorator may stand above the start marker
                 inside.extend(prefix + name for name in names)
             elif _start(node) <= first and last <= node.end_lineno and isinstance(node, ast.ClassDef | ast.FunctionDef):
                 around = prefix + node.name

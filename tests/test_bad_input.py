@@ -34,7 +34,8 @@ from seq2seq_attention.core.checks import MAX_PARAMETERS
 from seq2seq_attention.core.device import parse_device
 from seq2seq_attention.core.errors import ECHO_LIMIT
 from seq2seq_attention.core.vocabulary import Vocabularies
-from seq2seq_attention.translation.corpus import Pair, build_vocabularies, load_pairs, read_lines
+from seq2seq_attention.translation.corpus import Pair, build_vocabularies, load_pairs, read_lines, split_pairs
+from seq2seq_attention.translation.evaluate import evaluate
 from seq2seq_attention.translation.search import beam_search_decode
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -240,6 +241,22 @@ def test_decoding_indices_outside_the_vocabulary_is_refused():
     assert vocab.decode([4, 5, 2, 6]) == "i am"
     refused(lambda: vocab.decode([-1]), "-1", "eng")
     refused(lambda: vocab.decode([len(vocab)]), str(len(vocab)))
+
+
+def test_a_one_shot_iterator_is_refused_where_a_check_reads_the_argument_before_the_function():
+    vocab = Vocabulary.from_sentences("eng", ["i am here ."])
+    refused(lambda: vocab.decode(iter([4, 5, 2])), "indices must be a list", "list_iterator")
+    assert vocab.decode([4, 5, 2]) == vocab.decode((4, 5, 2)) == vocab.decode(torch.tensor([4, 5, 2])) == "i am"
+    pairs = [Pair("je suis la .", "i am here .")]
+    refused(lambda: split_pairs(p for p in pairs), "pairs must be a list", "generator")
+    refused(lambda: load_pairs(prefixes=(p for p in ["i am "])), "prefixes must be a list")
+
+
+def test_what_a_checked_function_hands_on_is_still_checked_where_its_own_check_does_not_cover_it():
+    """A call made inside a checked function skips the callee's check; these callers check for it."""
+    refused(lambda: evaluate(model(), VOCABS, [Pair("je suis la .", "i am here .")], beam_size=0), "beam_size")
+    refused(lambda: evaluate(model(), VOCABS, [Pair("je suis la .", "i am here .")], batch_size=True), "batch_size")
+    refused(lambda: translate(model(), VOCABS, ["je suis petit ."]), "sentence 1 has unknown fra word(s) 'petit'")
 
 
 # --- messages ------------------------------------------------------------------------------------

@@ -57,38 +57,12 @@ def _dedented(text: str) -> str:
     return "\n".join(line[indent:] for line in lines) + "\n"
 
 
-NOT_YET = {
-    "core/batching.py:pad",
-    "core/vocabulary.py:encode",
-    "translation/corpus.py:normalize",
-    "translation/corpus.py:read_lines",
-    "translation/corpus.py:load_pairs",
-    "translation/corpus.py:split",
-    "translation/evaluate.py:evaluate",
-}
-"""Sections that still show a check, each to be moved behind `checked` (or out of the section); strict: a
-fixed one fails here until it leaves this list."""
-
-
 def excerpted() -> list:
     return [
-        pytest.param(
-            path,
-            name,
-            lines,
-            id=f"{path.relative_to(SRC)}:{name}",
-            marks=[pytest.mark.xfail(strict=True, reason="still shows a check")]
-            if f"{path.relative_to(SRC)}:{name}" in NOT_YET
-            else [],
-        )
+        pytest.param(path, name, lines, id=f"{path.relative_to(SRC)}:{name}")
         for path in sorted(SRC.rglob("*.py"))
         for name, lines in sections(path).items()
     ]
-
-
-def test_every_listed_exception_names_a_section_that_exists():
-    names = {f"{path.relative_to(SRC)}:{name}" for path in sorted(SRC.rglob("*.py")) for name in sections(path)}
-    assert NOT_YET <= names, sorted(NOT_YET - names)
 
 
 def problems(lines: list[tuple[int, str]]) -> list[str]:

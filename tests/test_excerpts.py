@@ -121,7 +121,11 @@ def test_titles_name_what_the_section_defines_and_links_land_on_its_lines():
     scores = "src/seq2seq_attention/attention/scores.py"
     assert excerpts.excerpt_title(scores, "registry") == f"{scores} · SCORES"
     assert excerpts.section_names("src/seq2seq_attention/sentiment/classifier.py", "init").endswith("__init__ (일부)")
-    assert excerpts.section_names("src/seq2seq_attention/core/batching.py", "pad") == "pad_sequences, Batch, collate"
+    assert excerpts.section_names("src/seq2seq_attention/core/batching.py", "pad") == "collate, pad_sequences, Batch"
+    # `@checked(...)` stands above the start marker, outside the excerpt: the section still holds the whole function
+    assert excerpts.section_names("src/seq2seq_attention/core/split.py", "split") == "checksum_split"
+    evaluate = "src/seq2seq_attention/translation/evaluate.py"
+    assert excerpts.section_names(evaluate, "bootstrap") == "bootstrap_interval, resampled_bleu"
     first, last = excerpts.section_lines(path, "project_keys")
     lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
     assert lines[first - 1].strip().startswith("def project_keys(") and lines[first - 2].endswith(

@@ -52,7 +52,22 @@ def _check_examples(examples: object) -> None:
             )
 
 
+@checked(_check_examples)
 # --8<-- [start:pad]
+def collate(examples: Sequence[tuple[Sequence[int], Sequence[int] | float]]) -> "Batch":
+    """Pad sources and targets (or stack labels), keep lengths, build the source mask once.
+
+    Each example is ``(source indices, target indices)`` or ``(source indices, label)``.
+    """
+    source, lengths = pad_sequences([src for src, _ in examples])  # (B, S), (B,)
+    source_mask = lengths_to_mask(lengths, source.size(1))  # (B, S)
+    targets = [tgt for _, tgt in examples]
+    if targets and isinstance(targets[0], int | float):
+        return Batch(source, lengths, source_mask, torch.tensor(targets, dtype=torch.float))  # labels (B,) in a Batch
+    target, target_lengths = pad_sequences(targets)  # (B, T), (B,)
+    return Batch(source, lengths, source_mask, target, target_lengths)
+
+
 def pad_sequences(sequences: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor]:
     """Stack index lists into one `PAD_IDX`-padded tensor and their lengths.
 
@@ -87,21 +102,6 @@ class Batch(NamedTuple):
 
     def to(self, device: torch.device | str) -> "Batch":
         return Batch(*(None if t is None else t.to(device) for t in self))
-
-
-def collate(examples: Sequence[tuple[Sequence[int], Sequence[int] | float]]) -> Batch:
-    """Pad sources and targets (or stack labels), keep lengths, build the source mask once.
-
-    Each example is ``(source indices, target indices)`` or ``(source indices, label)``.
-    """
-    _check_examples(examples)
-    source, lengths = pad_sequences([src for src, _ in examples])  # (B, S), (B,)
-    source_mask = lengths_to_mask(lengths, source.size(1))  # (B, S)
-    targets = [tgt for _, tgt in examples]
-    if targets and isinstance(targets[0], int | float):
-        return Batch(source, lengths, source_mask, torch.tensor(targets, dtype=torch.float))  # labels (B,) in a Batch
-    target, target_lengths = pad_sequences(targets)  # (B, T), (B,)
-    return Batch(source, lengths, source_mask, target, target_lengths)
 
 
 # --8<-- [end:pad]

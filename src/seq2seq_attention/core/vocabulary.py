@@ -8,9 +8,10 @@ classifier keeps the words it saw at least twice, most frequent first (`from_cou
 
 import operator
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
+from .checks import checked
 from .errors import InputError, echo
 from .tokens import EOS_IDX, PAD_IDX, SOS_IDX, SPECIAL_TOKENS, UNK_IDX
 
@@ -74,6 +75,31 @@ class Vocabulary:
             vocab.word2count[word] = counts[word]
         return vocab
 
+    def check_encode(self, sentence: object, *, add_eos: object = True, unknown: object = "error") -> None:
+        """`encode`'s check: a non-empty sentence (a string or a list of strings), every word known
+        unless ``unknown="unk"``, and `unknown` one of ``"error"``, ``"unk"``.
+
+        `encode` runs it when a user calls it; a caller inside the package that hands on a sentence
+        it built itself (`translate`) runs it first.
+
+        Raises:
+            InputError: naming the sentence and what is wrong with it.
+        """
+        words = sentence.split() if isinstance(sentence, str) else _check_tokens(sentence)
+        if not words:
+            raise InputError(f"the sentence is empty: {echo(sentence)}")
+        if unknown == "error":
+            missing = [word for word in words if word not in self.word2index]
+            if missing:
+                raise InputError(
+                    f"unknown {self.name} word(s) {', '.join(echo(word, 60) for word in missing[:10])} "
+                    f"in {echo(sentence)}: "
+                    f"the vocabulary has {len(self)} entries from the training sentences"
+                )
+        elif unknown != "unk":
+            raise InputError(f"unknown must be 'error' or 'unk', got {echo(unknown)}")
+
+    @checked("check_encode")
     # --8<-- [start:encode]
     def encode(self, sentence: str | Sequence[str], *, add_eos: bool = True, unknown: str = "error") -> list[int]:
         """Map each word to its index, then append `<eos>`.
@@ -88,10 +114,27 @@ class Vocabulary:
         Raises:
             InputError: the sentence is empty, or holds unknown words and `unknown="error"`.
         """
-        words = self._check_sentence(sentence, unknown)  # the words, each known unless unknown="unk"
-        indices = [self.word2index.get(word, UNK_IDX) for word in words]
+        words = sentence.split() if isinstance(sentence, str) else list(sentence)
+        indices = [self.word2index.get(word, UNK_IDX) for word in words]  # UNK_IDX only with unknown="unk"
         return indices + [EOS_IDX] if add_eos else indices
 
+    # --8<-- [end:encode]
+
+    def _check_decode(self, indices: object, *, stop_at_eos: object = True) -> None:
+        """Token indices (a list or a tensor row of ints, not a one-shot iterator: the check reads them
+        before `decode` does), each in ``[0, len(self))`` up to the first `<eos>` when stopping there."""
+        if isinstance(indices, Iterator):
+            raise InputError(
+                f"indices must be a list of token indices (ints), got {type(indices).__name__}; pass list(...)"
+            )
+        for index in _check_indices(indices):
+            if not 0 <= index < len(self.index2word):
+                raise InputError(f"index {index} is outside the {self.name} vocabulary [0, {len(self) - 1}]")
+            if index == EOS_IDX and stop_at_eos:
+                break
+
+    @checked("_check_decode")
+    # --8<-- [start:decode]
     def decode(self, indices: Iterable[int], *, stop_at_eos: bool = True) -> str:
         """Map indices back to words, stopping at `<eos>` and leaving out `<pad>`/`<sos>`/`<eos>`.
 
@@ -99,7 +142,7 @@ class Vocabulary:
             InputError: an index outside ``[0, len(self))`` (before the first `<eos>` when stopping there).
         """
         words = []
-        for index in self._check_indices(indices, stop_at_eos):
+        for index in indices:
             if index == EOS_IDX and stop_at_eos:
                 break
             if index in (PAD_IDX, SOS_IDX, EOS_IDX):
@@ -107,32 +150,7 @@ class Vocabulary:
             words.append(self.index2word[index])
         return " ".join(words)
 
-    # --8<-- [end:encode]
-
-    def _check_sentence(self, sentence: object, unknown: str) -> list[str]:
-        words = sentence.split() if isinstance(sentence, str) else _check_tokens(sentence)
-        if not words:
-            raise InputError(f"the sentence is empty: {echo(sentence)}")
-        if unknown == "error":
-            missing = [word for word in words if word not in self.word2index]
-            if missing:
-                raise InputError(
-                    f"unknown {self.name} word(s) {', '.join(echo(word, 60) for word in missing[:10])} "
-                    f"in {echo(sentence)}: "
-                    f"the vocabulary has {len(self)} entries from the training sentences"
-                )
-        elif unknown != "unk":
-            raise InputError(f"unknown must be 'error' or 'unk', got {echo(unknown)}")
-        return words
-
-    def _check_indices(self, indices: object, stop_at_eos: bool) -> list[int]:
-        checked = _check_indices(indices)
-        for index in checked:
-            if not 0 <= index < len(self.index2word):
-                raise InputError(f"index {index} is outside the {self.name} vocabulary [0, {len(self) - 1}]")
-            if index == EOS_IDX and stop_at_eos:
-                break
-        return checked
+    # --8<-- [end:decode]
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: the name, the words in index order and their counts."""

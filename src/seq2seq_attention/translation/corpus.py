@@ -12,14 +12,14 @@ import lzma
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 from torch.utils.data import DataLoader, Dataset
 
 from ..core.batching import BucketBatchSampler, collate
-from ..core.checks import is_int
+from ..core.checks import checked, is_int
 from ..core.errors import InputError, echo
 from ..core.split import checksum_split
 from ..core.tokens import DROPPED_CATEGORIES
@@ -55,7 +55,23 @@ class Pair(NamedTuple):
     target: str
 
 
+def _check_text(s: object) -> None:
+    if isinstance(s, bytes | bytearray):
+        raise InputError(f"the sentence must be a string, got bytes {echo(s, 60)}; decode it first")
+    if not isinstance(s, str):
+        raise InputError(f"the sentence must be a string, got {type(s).__name__}")
+
+
+@checked(_check_text)
 # --8<-- [start:normalize]
+def normalize_string(s: str) -> str:
+    """Lowercase, strip, drop accents, split off `.!?`, and turn every other non-letter into a space."""
+    s = unicode_to_ascii(s.lower().strip())
+    s = re.sub(r"([.!?])", r" \1", s)  # "fatigue." -> "fatigue ."
+    s = re.sub(r"[^a-zA-Z.!?]+", r" ", s)  # "j'ai" -> "j ai", "\u202f!" -> " !"
+    return s
+
+
 def unicode_to_ascii(s: str) -> str:
     """Drop accents and invisible characters: decompose (NFD), remove combining marks and format characters."""
     if s.isascii():
@@ -63,23 +79,7 @@ def unicode_to_ascii(s: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", s) if unicodedata.category(c) not in DROPPED_CATEGORIES)
 
 
-def normalize_string(s: str) -> str:
-    """Lowercase, strip, drop accents, split off `.!?`, and turn every other non-letter into a space."""
-    _check_text(s)
-    s = unicode_to_ascii(s.lower().strip())
-    s = re.sub(r"([.!?])", r" \1", s)  # "fatigue." -> "fatigue ."
-    s = re.sub(r"[^a-zA-Z.!?]+", r" ", s)  # "j'ai" -> "j ai", "\u202f!" -> " !"
-    return s
-
-
 # --8<-- [end:normalize]
-
-
-def _check_text(s: object) -> None:
-    if isinstance(s, bytes | bytearray):
-        raise InputError(f"the sentence must be a string, got bytes {echo(s, 60)}; decode it first")
-    if not isinstance(s, str):
-        raise InputError(f"the sentence must be a string, got {type(s).__name__}")
 
 
 def split_lines(text: str) -> list[str]:
@@ -106,13 +106,13 @@ def read_lines(path: str | Path | None = None) -> list[tuple[str, str]]:
         InputError: the file is missing or a directory, is not UTF-8, or a line does not hold two columns.
     """
     path = Path(path) if path is not None else CORPUS_PATH
-    text = _read_text(path)  # the whole file, decompressed when it ends in .xz
+    text = _read_text(path)  # the whole file, decompressed when it ends in .xz; every line holds a tab
     lines = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for line in text.splitlines():
         if not line:
             continue
-        columns = _check_columns(path, number, line)  # English, French; further columns are ignored
-        lines.append((columns[0], columns[1]))
+        english, french, *_ = line.split("\t")  # further columns are ignored
+        lines.append((english, french))
     return lines
 
 
@@ -125,7 +125,7 @@ def _read_text(path: Path) -> str:
     opener = lzma.open if path.suffix == ".xz" else open
     try:
         with opener(path, "rt", encoding="utf-8-sig") as handle:  # -sig: a byte-order mark is not text
-            return handle.read()
+            text = handle.read()
     except FileNotFoundError as error:
         raise InputError(f"corpus file not found: {path}") from error
     except (lzma.LZMAError, EOFError) as error:
@@ -134,13 +134,15 @@ def _read_text(path: Path) -> str:
         raise InputError(f"corpus file {path} is not UTF-8 text: {error}") from error
     except ValueError as error:  # a NUL character in the path: no file can have that name
         raise InputError(f"corpus file {echo(str(path), 80)} is not a valid path: {error}") from None
+    _check_columns(path, text)
+    return text
 
 
-def _check_columns(path: Path, number: int, line: str) -> list[str]:
-    columns = line.split("\t")
-    if len(columns) < 2:
-        raise InputError(f"{path}:{number}: expected English<TAB>French, got {echo(line, 60)}")
-    return columns
+def _check_columns(path: Path, text: str) -> None:
+    """Every line that is not empty holds English<TAB>French (more columns may follow)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line and "\t" not in line:
+            raise InputError(f"{path}:{number}: expected English<TAB>French, got {echo(line, 60)}")
 
 
 # --8<-- [start:filter]
@@ -156,6 +158,19 @@ def keep_pair(pair: Pair, max_words: int = MAX_WORDS, prefixes: Sequence[str] = 
 # --8<-- [end:filter]
 
 
+def _check_load_options(max_words: object = MAX_WORDS, prefixes: object = ENG_PREFIXES, path: object = None) -> None:
+    if not is_int(max_words) or max_words < 1:
+        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
+    if isinstance(prefixes, str | bytes | Iterator) or not isinstance(prefixes, Iterable):  # read here, then again
+        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
+    prefixes = tuple(prefixes)
+    if not all(isinstance(prefix, str) for prefix in prefixes):
+        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
+    if path is not None and (not isinstance(path, str | os.PathLike) or isinstance(path, bytes)):
+        raise InputError(f"path must be a file name (str or Path), got {echo(path, 80)}")
+
+
+@checked(_check_load_options)
 # --8<-- [start:load_pairs]
 def load_pairs(
     max_words: int = MAX_WORDS,
@@ -177,7 +192,6 @@ def load_pairs(
         (French, English) pairs in file order. The bundled corpus is read once per process
         and parameter set; later calls get a new list of the same pairs.
     """
-    prefixes = _check_load_options(max_words, prefixes, path)
     if path is None:
         return list(_bundled_pairs(max_words, tuple(prefixes)))
     return _read_pairs(path, max_words, tuple(prefixes))
@@ -203,34 +217,20 @@ def _read_pairs(path: str | Path, max_words: int, prefixes: tuple[str, ...]) -> 
 # --8<-- [end:load_pairs]
 
 
-def _check_load_options(max_words: object, prefixes: object, path: object) -> tuple[str, ...]:
-    if not is_int(max_words) or max_words < 1:
-        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
-    if isinstance(prefixes, str | bytes) or not isinstance(prefixes, Iterable):
-        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
-    prefixes = tuple(prefixes)
-    if not all(isinstance(prefix, str) for prefix in prefixes):
-        raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
-    if path is not None and (not isinstance(path, str | os.PathLike) or isinstance(path, bytes)):
-        raise InputError(f"path must be a file name (str or Path), got {echo(path, 80)}")
-    return prefixes
+def _check_split(pairs: object, split: object = "by_english", eval_split: object = "test") -> None:
+    if not isinstance(split, str) or split not in SPLITS:
+        raise InputError(f"split must be one of {', '.join(SPLITS)}, got {echo(split)}")
+    if not isinstance(eval_split, str) or eval_split not in EVAL_SPLITS:
+        raise InputError(f"eval_split must be one of {', '.join(EVAL_SPLITS)}, got {echo(eval_split)}")
+    if isinstance(pairs, str | bytes | bytearray | dict | Iterator) or not isinstance(pairs, Iterable):  # read twice
+        raise InputError(f"pairs must be a list of Pair(source, target), got {type(pairs).__name__}")
+    for index, pair in enumerate(pairs):
+        if not isinstance(pair, Pair) or not all(isinstance(side, str) for side in pair):
+            raise InputError(f"pairs[{index}] must be a Pair(source, target) of two strings, got {echo(pair, 80)}")
 
 
+@checked(_check_split)
 # --8<-- [start:split]
-SPLITS: dict[str, str] = {
-    "by_english": "target",  # the main split: all pairs that share an English sentence on one side
-    "by_french": "source",  # an English target can sit on both sides
-}
-"""The held-out rules by name: a pair is held out when crc32 of this side is 0 mod 10."""
-
-
-EVAL_SPLITS = ("test", "dev")
-"""What a run is measured on: the test split, or the development split carved from training."""
-
-DEV_SALT = "dev:"
-"""The development split's checksum salt: the test rule again, drawn independently of it."""
-
-
 def split_pairs(
     pairs: Iterable[Pair], split: str = "by_english", eval_split: str = "test"
 ) -> tuple[list[Pair], list[Pair]]:
@@ -247,9 +247,8 @@ def split_pairs(
     dropped, so that choices made on dev never read the test split.
 
     Raises:
-        InputError: an unknown split or eval_split name.
+        InputError: an unknown split or eval_split name, or pairs that are not a list of `Pair`.
     """
-    pairs = _check_split(pairs, split, eval_split)
 
     def side(pair: Pair) -> str:
         return getattr(pair, SPLITS[split])
@@ -260,6 +259,20 @@ def split_pairs(
     return checksum_split(train, key=side, held_out=1, modulus=10, salt=DEV_SALT)  # (train without dev, dev)
 
 
+SPLITS: dict[str, str] = {
+    "by_english": "target",  # the main split: all pairs that share an English sentence on one side
+    "by_french": "source",  # an English target can sit on both sides
+}
+"""The held-out rules by name: a pair is held out when crc32 of this side is 0 mod 10."""
+
+
+EVAL_SPLITS = ("test", "dev")
+"""What a run is measured on: the test split, or the development split carved from training."""
+
+DEV_SALT = "dev:"
+"""The development split's checksum salt: the test rule again, drawn independently of it."""
+
+
 def target_overlap(train: Sequence[Pair], test: Sequence[Pair]) -> float:
     """The share of held-out pairs whose English sentence is also a training target, word for word."""
     seen = {pair.target for pair in train}
@@ -267,20 +280,6 @@ def target_overlap(train: Sequence[Pair], test: Sequence[Pair]) -> float:
 
 
 # --8<-- [end:split]
-
-
-def _check_split(pairs: object, split: object, eval_split: object) -> list[Pair]:
-    if not isinstance(split, str) or split not in SPLITS:
-        raise InputError(f"split must be one of {', '.join(SPLITS)}, got {echo(split)}")
-    if not isinstance(eval_split, str) or eval_split not in EVAL_SPLITS:
-        raise InputError(f"eval_split must be one of {', '.join(EVAL_SPLITS)}, got {echo(eval_split)}")
-    if isinstance(pairs, str | bytes | bytearray | dict) or not isinstance(pairs, Iterable):
-        raise InputError(f"pairs must be a list of Pair(source, target), got {type(pairs).__name__}")
-    pairs = list(pairs)
-    for index, pair in enumerate(pairs):
-        if not isinstance(pair, Pair) or not all(isinstance(side, str) for side in pair):
-            raise InputError(f"pairs[{index}] must be a Pair(source, target) of two strings, got {echo(pair, 80)}")
-    return pairs
 
 
 def build_vocabularies(pairs: Iterable[Pair]) -> Vocabularies:

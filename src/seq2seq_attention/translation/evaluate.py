@@ -17,7 +17,7 @@ from ..core.vocabulary import Vocabularies
 from .corpus import Pair
 from .decoders import MAX_LENGTH
 from .model import Seq2Seq
-from .translator import translate
+from .translator import check_translate, translate
 
 BOOTSTRAP_SAMPLES = 1000
 """Resamples of the held-out sentences for the 95% intervals and the paired test (sacrebleu's,
@@ -57,6 +57,14 @@ def _bleu() -> sacrebleu.metrics.BLEU:
     return sacrebleu.metrics.BLEU(force=True)  # the sentences are tokenised on purpose: no warning
 
 
+def _check_evaluate(model: object, vocabs: object, pairs: object, *, split: object = None, **options: object) -> None:
+    """The pairs, and what `evaluate` hands on to `translate` (`options` unchanged), whose check does not run there."""
+    _check_pairs(pairs)
+    sources = [p.source for p in pairs]
+    check_translate(model, vocabs, sources, max_words=max(len(s.split()) for s in sources), unknown="unk", **options)
+
+
+@checked(_check_evaluate)
 # --8<-- [start:evaluate]
 def evaluate(
     model: Seq2Seq,
@@ -74,7 +82,6 @@ def evaluate(
     Words missing from the training vocabulary read as `<unk>` (the held-out split has some);
     no sentence is dropped. `split` names the split the pairs come from, for the record.
     """
-    _check_pairs(pairs)
     sources = [p.source for p in pairs]
     references = [" ".join(p.target.split()) for p in pairs]  # single spaces, as translations have
     longest = max(len(s.split()) for s in sources)

@@ -136,13 +136,15 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
             f"has {len(words)} words after normalisation ({echo(normalized)}); "
             f"the model was trained on at most {max_words}"
         )
+    single_spaced = " ".join(words)
     try:
-        return vocabs.source.encode(" ".join(words), unknown=unknown)
+        vocabs.source.check_encode(single_spaced, unknown=unknown)  # encode skips its check inside a checked call
     except InputError as error:
         raise InputError(f"has {error}{_invisible(sentence)}") from None
+    return vocabs.source.encode(single_spaced, unknown=unknown)
 
 
-def _check_translate(
+def check_translate(
     model: object,
     vocabs: object,
     sentences: object,
@@ -163,7 +165,7 @@ def _check_translate(
     check_prepare(vocabs, sentences, max_words, unknown)
 
 
-@checked(_check_translate)
+@checked(check_translate)
 def translate(
     model: "Seq2Seq",
     vocabs: Vocabularies,
