@@ -196,6 +196,11 @@
 
   const words = (tokens) => tokens.filter((t) => t !== EOS).map((t) => vocab.target[t]).join(" ");
   const shade = (w) => Math.round(255 * w);  // matplotlib's "gray" from 0 to 1, as in the heatmap figures
+  // The number on a grey cell: black or white, whichever stands out more (at worst 4.6:1, white on grey 117)
+  const ink = (v) => {
+    const c = v / 255, luminance = c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    return (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) ? "#000" : "#fff";
+  };
   const fixed = (x, digits) => (Math.abs(x) < 0.5 * 10 ** -digits ? 0 : x).toFixed(digits);  // no "-0.000"
 
   function probability(p) {  // three significant digits, so that no candidate reads 0: percent, then powers of ten
@@ -278,7 +283,7 @@
       const cell = row.insertCell();
       const v = shade(w);
       cell.style.background = `rgb(${v}, ${v}, ${v})`;
-      cell.style.color = w > 0.5 ? "#000" : "#fff";
+      cell.style.color = ink(v);
       cell.textContent = w.toFixed(2);
       cell.title = w.toFixed(6);
     }
@@ -375,7 +380,9 @@
       force.textContent = c.token === chosen ? "고른 단어" : "강요";
       force.dataset.off = String(c.token === chosen);
       force.disabled = c.token === chosen || busy > 0;
-      force.setAttribute("aria-label", `단계 ${t + 1}에 '${vocab.target[c.token]}'${c.token === chosen ? "(고른 단어)" : "를 강요"}`);
+      // the name holds the button's own words (고른 단어, 강요) outside brackets: a bracketed part reads as an aside
+      const word = vocab.target[c.token];
+      force.setAttribute("aria-label", c.token === chosen ? `단계 ${t + 1}의 고른 단어 '${word}'` : `단계 ${t + 1}에 '${word}'를 강요`);
       force.addEventListener("click", () => forceWord(model, t, c.token));
       row.insertCell().appendChild(force);
     });
