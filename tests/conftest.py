@@ -6,7 +6,8 @@ that one build; `site_with_repository_links` is the build with a repository addr
 in the background as soon as collection ends. `site_server` serves `built_site` on 127.0.0.1 (an
 ephemeral port) from a daemon thread that is shut down when the session ends. `session_browser` is
 one headless Chromium for the browser tests of every module (each module's own fixture resets it
-with `site_support.reset_browser`).
+with `site_support.reset_browser`); `phone_pages` opens every page once at a phone's width for the phone
+checks of every module.
 """
 
 import functools
@@ -24,7 +25,17 @@ import fence_record
 import pytest
 import torch
 from hypothesis import settings
-from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, chromium, site_url_path
+from site_support import (
+    BUILD_TIMEOUT_S,
+    PHONE_SCRIPTS,
+    PHONE_WIDTH,
+    ROOT,
+    BuiltSite,
+    chromium,
+    open_page,
+    site_url_path,
+    wait_until_settled,
+)
 from support import notebook_name
 
 from seq2seq_attention.core.device import DEVICE_ENV
@@ -230,6 +241,29 @@ def session_browser():
     """Headless Chromium with its network log on, started once for the session (a start takes seconds)."""
     with chromium(performance_log=True) as driver:
         yield driver
+
+
+@pytest.fixture(scope="session")
+def phone_pages(session_browser, site_server: str, built_site: BuiltSite) -> dict[str, dict[str, object]]:
+    """Every page of the site (the 404 page too), served, opened once at `PHONE_WIDTH` x 1000 and left to settle
+    (`wait_until_settled`); per page (its `url_of`, "/" for the home page), what each script of
+    `site_support.PHONE_SCRIPTS` returned there. One pass serves the phone checks of every module; the browser gets
+    its window size back and an empty network log."""
+    driver = session_browser
+    size = driver.get_window_size()
+    driver.set_window_size(PHONE_WIDTH, 1000)
+    try:
+        states = {}
+        for page in built_site.pages():
+            url = built_site.url_of(page)
+            open_page(driver, site_server + url)
+            wait_until_settled(driver, timeout=30)
+            states[url or "/"] = {name: driver.execute_script(script) for name, script in PHONE_SCRIPTS.items()}
+    finally:
+        driver.set_window_size(size["width"], size["height"])
+        driver.get("about:blank")
+        driver.get_log("performance")
+    return states
 
 
 @pytest.fixture(scope="session")
