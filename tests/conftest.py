@@ -11,13 +11,14 @@ checks of every module.
 """
 
 import functools
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from site_support import (
 )
 from support import notebook_name
 
+import seq2seq_attention
 from seq2seq_attention.core.device import DEVICE_ENV
 
 # Hypothesis: derandomised in CI (`CI` set, as .ci/run and GitHub Actions set it), so a CI run draws what the
@@ -129,6 +131,15 @@ def _workload(items: list[pytest.Item]) -> _Background:
     return _Background([*argv, str(ROOT / "tests" / "excerpt_workload.py"), "."])
 
 
+def _shape_trace(device: str) -> _Background:
+    """tests/shape_trace.py: tests/excerpt_workload.py traced on `device`, into the folder's `trace.json` (the folder is
+    also its working directory), with the seq2seq_attention this session imports first on the path."""
+    source = str(Path(seq2seq_attention.__file__).resolve().parents[1])
+    path = os.pathsep.join(p for p in (source, os.environ.get("PYTHONPATH", "")) if p)
+    argv = [sys.executable, str(ROOT / "tests" / "shape_trace.py"), "{folder}/trace.json", "{folder}", device]
+    return _Background(argv, PYTHONPATH=path, **{DEVICE_ENV: device})
+
+
 def _notebooks(items: list[pytest.Item]) -> _Background:
     """tests/notebook_runner.py on the notebooks of the collected pages (`page` parameter), once the site is built."""
     site = _background("built_site", items)
@@ -151,13 +162,18 @@ _started: dict[str, _Background] = {}
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start what collected tests will need right away: it runs beside the tests that come first (on a second
-    core) instead of while a test waits for it."""
+    core) instead of while a test waits for it. The shape trace starts for each device a collected test traces on
+    (`traced` in tests/test_shape_comments.py) that this machine has."""
     if session.config.option.collectonly:
         return
     for name in BACKGROUND:
         items = [item for item in session.items if name in getattr(item, "fixturenames", ())]
         if items:
             _background(name, items)
+    traced = [item for item in session.items if "traced" in getattr(item, "fixturenames", ())]
+    for device in sorted({item.callspec.params["device"] for item in traced if hasattr(item, "callspec")}):
+        if device == "cpu" or torch.cuda.is_available():
+            _shape_trace_started(device)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -168,6 +184,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def _background(name: str, items: list[pytest.Item]) -> _Background:
     if name not in _started:
         _started[name] = BACKGROUND[name](items)
+    return _started[name]
+
+
+def _shape_trace_started(device: str) -> _Background:
+    name = f"shape_trace[{device}]"
+    if name not in _started:
+        _started[name] = _shape_trace(device)
     return _started[name]
 
 
@@ -241,6 +264,19 @@ def session_browser():
     """Headless Chromium with its network log on, started once for the session (a start takes seconds)."""
     with chromium(performance_log=True) as driver:
         yield driver
+
+
+@pytest.fixture(scope="session")
+def shape_trace_frames() -> Callable[[str], list[dict]]:
+    """The frame records of tests/shape_trace.py's run on a device (`frames(device)`), started when collection ended
+    (or at the first call) and run once per device and session; a failed run fails the test that asks for it."""
+
+    def frames(device: str) -> list[dict]:
+        background = _shape_trace_started(device)
+        background.wait(600)
+        return json.loads((background.folder / "trace.json").read_text(encoding="utf-8"))["frames"]
+
+    return frames
 
 
 @pytest.fixture(scope="session")
