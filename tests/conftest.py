@@ -160,6 +160,18 @@ BACKGROUND = {
 _started: dict[str, _Background] = {}
 
 
+LAST = {"excerpt_workload_coverage": 1, "traced": 1, "executed_notebooks": 2}
+"""Tests that wait for work started in the background run after the others (those of the notebooks, the longest, at
+the very end), each group in its collected order: the work gets the time of the tests before them to finish."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def late(item: pytest.Item) -> int:
+        return max((LAST.get(name, 0) for name in getattr(item, "fixturenames", ())), default=0)
+
+    items[:] = sorted(items, key=late)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start what collected tests will need right away: it runs beside the tests that come first (on a second
     core) instead of while a test waits for it. The shape trace starts for each device a collected test traces on
