@@ -292,6 +292,24 @@ def shape_trace_frames() -> Callable[[str], list[dict]]:
 
 
 @pytest.fixture(scope="session")
+def eight_word_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, Path]:
+    """`seq2seq-attention export-onnx` run once per session in a fresh Python (src/ first on its path) on
+    `live_support.checkpoint_with_max_words(..., 8)`: what the command did (its output captured) and its `--out`
+    folder. tests/test_export.py checks what it printed and wrote, tests/test_live_browser.py serves the export."""
+    from live_support import checkpoint_with_max_words
+
+    folder = tmp_path_factory.mktemp("eight-word-export")
+    checkpoint = checkpoint_with_max_words(folder / "eight", 8)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(
+        [sys.executable, "-m", "seq2seq_attention.cli", "export-onnx", "--checkpoint", str(checkpoint),
+         "--out", str(folder / "out")],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    return result, folder / "out"
+
+
+@pytest.fixture(scope="session")
 def phone_pages(session_browser, site_server: str, built_site: BuiltSite) -> dict[str, dict[str, object]]:
     """Every page of the site (the 404 page too), served, opened once at `PHONE_WIDTH` x 1000 and left to settle
     (`wait_until_settled`); per page (its `url_of`, "/" for the home page), what each script of
