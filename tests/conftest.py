@@ -6,17 +6,19 @@ that one build; `site_with_repository_links` is the build with a repository addr
 in the background as soon as collection ends. `site_server` serves `built_site` on 127.0.0.1 (an
 ephemeral port) from a daemon thread that is shut down when the session ends. `session_browser` is
 one headless Chromium for the browser tests of every module (each module's own fixture resets it
-with `site_support.reset_browser`).
+with `site_support.reset_browser`); `phone_pages` opens every page once at a phone's width for the phone
+checks of every module.
 """
 
 import functools
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -24,9 +26,20 @@ import fence_record
 import pytest
 import torch
 from hypothesis import settings
-from site_support import BUILD_TIMEOUT_S, ROOT, BuiltSite, chromium, site_url_path
+from site_support import (
+    BUILD_TIMEOUT_S,
+    PHONE_SCRIPTS,
+    PHONE_WIDTH,
+    ROOT,
+    BuiltSite,
+    chromium,
+    open_page,
+    site_url_path,
+    wait_until_settled,
+)
 from support import notebook_name
 
+import seq2seq_attention
 from seq2seq_attention.core.device import DEVICE_ENV
 
 # Hypothesis: derandomised in CI (`CI` set, as .ci/run and GitHub Actions set it), so a CI run draws what the
@@ -118,6 +131,15 @@ def _workload(items: list[pytest.Item]) -> _Background:
     return _Background([*argv, str(ROOT / "tests" / "excerpt_workload.py"), "."])
 
 
+def _shape_trace(device: str) -> _Background:
+    """tests/shape_trace.py: tests/excerpt_workload.py traced on `device`, into the folder's `trace.json` (the folder is
+    also its working directory), with the seq2seq_attention this session imports first on the path."""
+    source = str(Path(seq2seq_attention.__file__).resolve().parents[1])
+    path = os.pathsep.join(p for p in (source, os.environ.get("PYTHONPATH", "")) if p)
+    argv = [sys.executable, str(ROOT / "tests" / "shape_trace.py"), "{folder}/trace.json", "{folder}", device]
+    return _Background(argv, PYTHONPATH=path, **{DEVICE_ENV: device})
+
+
 def _notebooks(items: list[pytest.Item]) -> _Background:
     """tests/notebook_runner.py on the notebooks of the collected pages (`page` parameter), once the site is built."""
     site = _background("built_site", items)
@@ -138,15 +160,32 @@ BACKGROUND = {
 _started: dict[str, _Background] = {}
 
 
+LAST = {"excerpt_workload_coverage": 1, "traced": 1, "executed_notebooks": 2}
+"""Tests that wait for work started in the background run after the others (those of the notebooks, the longest, at
+the very end), each group in its collected order: the work gets the time of the tests before them to finish."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def late(item: pytest.Item) -> int:
+        return max((LAST.get(name, 0) for name in getattr(item, "fixturenames", ())), default=0)
+
+    items[:] = sorted(items, key=late)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start what collected tests will need right away: it runs beside the tests that come first (on a second
-    core) instead of while a test waits for it."""
+    core) instead of while a test waits for it. The shape trace starts for each device a collected test traces on
+    (`traced` in tests/test_shape_comments.py) that this machine has."""
     if session.config.option.collectonly:
         return
     for name in BACKGROUND:
         items = [item for item in session.items if name in getattr(item, "fixturenames", ())]
         if items:
             _background(name, items)
+    traced = [item for item in session.items if "traced" in getattr(item, "fixturenames", ())]
+    for device in sorted({item.callspec.params["device"] for item in traced if hasattr(item, "callspec")}):
+        if device == "cpu" or torch.cuda.is_available():
+            _shape_trace_started(device)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -157,6 +196,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def _background(name: str, items: list[pytest.Item]) -> _Background:
     if name not in _started:
         _started[name] = BACKGROUND[name](items)
+    return _started[name]
+
+
+def _shape_trace_started(device: str) -> _Background:
+    name = f"shape_trace[{device}]"
+    if name not in _started:
+        _started[name] = _shape_trace(device)
     return _started[name]
 
 
@@ -230,6 +276,60 @@ def session_browser():
     """Headless Chromium with its network log on, started once for the session (a start takes seconds)."""
     with chromium(performance_log=True) as driver:
         yield driver
+
+
+@pytest.fixture(scope="session")
+def shape_trace_frames() -> Callable[[str], list[dict]]:
+    """The frame records of tests/shape_trace.py's run on a device (`frames(device)`), started when collection ended
+    (or at the first call) and run once per device and session; a failed run fails the test that asks for it."""
+
+    def frames(device: str) -> list[dict]:
+        background = _shape_trace_started(device)
+        background.wait(600)
+        return json.loads((background.folder / "trace.json").read_text(encoding="utf-8"))["frames"]
+
+    return frames
+
+
+@pytest.fixture(scope="session")
+def eight_word_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, Path]:
+    """`seq2seq-attention export-onnx` run once per session in a fresh Python (src/ first on its path) on
+    `live_support.checkpoint_with_max_words(..., 8)`: what the command did (its output captured) and its `--out`
+    folder. tests/test_export.py checks what it printed and wrote, tests/test_live_browser.py serves the export."""
+    from live_support import checkpoint_with_max_words
+
+    folder = tmp_path_factory.mktemp("eight-word-export")
+    checkpoint = checkpoint_with_max_words(folder / "eight", 8)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(
+        [sys.executable, "-m", "seq2seq_attention.cli", "export-onnx", "--checkpoint", str(checkpoint),
+         "--out", str(folder / "out")],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    return result, folder / "out"
+
+
+@pytest.fixture(scope="session")
+def phone_pages(session_browser, site_server: str, built_site: BuiltSite) -> dict[str, dict[str, object]]:
+    """Every page of the site (the 404 page too), served, opened once at `PHONE_WIDTH` x 1000 and left to settle
+    (`wait_until_settled`); per page (its `url_of`, "/" for the home page), what each script of
+    `site_support.PHONE_SCRIPTS` returned there. One pass serves the phone checks of every module; the browser gets
+    its window size back and an empty network log."""
+    driver = session_browser
+    size = driver.get_window_size()
+    driver.set_window_size(PHONE_WIDTH, 1000)
+    try:
+        states = {}
+        for page in built_site.pages():
+            url = built_site.url_of(page)
+            open_page(driver, site_server + url)
+            wait_until_settled(driver, timeout=30)
+            states[url or "/"] = {name: driver.execute_script(script) for name, script in PHONE_SCRIPTS.items()}
+    finally:
+        driver.set_window_size(size["width"], size["height"])
+        driver.get("about:blank")
+        driver.get_log("performance")
+    return states
 
 
 @pytest.fixture(scope="session")

@@ -161,6 +161,28 @@ def reset_browser(driver, width: int = 1280, height: int = 1000):
     return driver
 
 
+PHONE_WIDTH = 390
+"""A phone's width in CSS pixels (an iPhone 12 to 15)."""
+PHONE_SCRIPTS: dict[str, str] = {}
+"""Scripts run on every page of the site at `PHONE_WIDTH` by the one pass of `phone_pages` (tests/conftest.py): a test
+module adds its own with `on_every_page_on_a_phone` when it is imported, and each page is opened once for all."""
+
+
+def on_every_page_on_a_phone(name: str, script: str) -> None:
+    """Adds `script` to `PHONE_SCRIPTS` as `name`. It must leave the page as it found it (a script that opens folded
+    blocks closes them again): the scripts of every module run one after the other on one load of the page."""
+    if PHONE_SCRIPTS.get(name, script) != script:
+        raise ValueError(f"two different phone scripts are named {name!r}")
+    PHONE_SCRIPTS[name] = script
+
+
+SETTLED_JS = r"""
+return document.readyState === "complete"
+  && [...document.querySelectorAll("pre > code")].every(c => c.parentElement.querySelector("[data-clipboard-target]"))
+  && [...document.querySelectorAll(".arithmatex")].every(m => m.querySelector(".katex, .katex-error"));
+"""
+"""True once the page has loaded, Material gave every code block its copy button and KaTeX rendered every formula."""
+
 OPENED_JS = "return [location.href.split('#')[0], document.readyState];"
 
 
@@ -183,3 +205,16 @@ def open_page(driver, url: str) -> None:
     except TimeoutException:
         href, state = driver.execute_script(OPENED_JS)
         raise AssertionError(f"{url} did not open within {PAGE_LOAD_S} s (the window shows {href}, {state})") from None
+
+
+def wait_until_settled(driver, timeout: float = PAGE_LOAD_S) -> bool:
+    """Waits until `SETTLED_JS` holds (no longer than `timeout`); whether it did. A page that never settles is for the
+    calling test to report: what it reads then shows what is missing."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: d.execute_script(SETTLED_JS))
+    except TimeoutException:
+        return False
+    return True

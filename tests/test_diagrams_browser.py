@@ -1,4 +1,5 @@
-"""Pictures and phones, seen in headless Chromium (the pattern of `test_site_browser.py`), from disk (file://).
+"""Pictures and phones, seen in headless Chromium (the pattern of `test_site_browser.py`), from disk (file://); the
+code checks read what `CODE_JS` found in the one pass over every served page at 390 px (`phone_pages`, conftest.py).
 
 * Every diagram that `scripts/draw_diagrams.py` draws is on exactly one page, as an inline SVG with its Korean
   labels; at 390 px it fits the screen, no label is smaller than 10.5 px and no label leaves its box; in the
@@ -19,10 +20,10 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
-from site_support import PAGE_LOAD_S, ROOT, BuiltSite, open_page, reset_browser
+from site_support import PAGE_LOAD_S, PHONE_WIDTH, ROOT, BuiltSite, on_every_page_on_a_phone, open_page, reset_browser
 from support import load_script
 
-PHONE = 390
+PHONE = PHONE_WIDTH
 SCHEMES = ("default", "slate")
 SMALLEST_LABEL_PX = 10.5
 CONTRAST = 4.5
@@ -129,7 +130,9 @@ def test_every_diagram_renders_fits_a_phone_and_reads_in_both_schemes(phone: web
 
 
 CODE_JS = r"""
-document.querySelectorAll("details").forEach(d => { d.open = true; });  // folded solutions: as a reader opens them
+// folded solutions: as a reader opens them (and folded again at the end: other phone scripts run after this one)
+const folded = [...document.querySelectorAll("details:not([open])")];
+folded.forEach(d => { d.open = true; });
 const problems = [];
 const lineTops = range =>
   [...new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)))];
@@ -192,17 +195,19 @@ const copied = [...document.querySelectorAll("pre > code")].filter(code => {
   return lines && text.trimEnd().split("\n").length !== lines;
 }).map(code => code.textContent.slice(0, 50));
 problems.push(...copied.map(c => `the copy button would not copy the code as written: '${c}'`));
-return {problems, lines: document.querySelectorAll("pre > code > span[id^='__span-']").length};
+const lines = document.querySelectorAll("pre > code > span[id^='__span-']").length;
+folded.forEach(d => { d.open = false; });
+return {problems, lines};
 """
+on_every_page_on_a_phone("code", CODE_JS)
 
 
-def test_code_on_a_phone_keeps_indentation_and_flags(phone: webdriver.Chrome, built_site: BuiltSite):
+def test_code_on_a_phone_keeps_indentation_and_flags(phone_pages: dict[str, dict]):
+    """Every page as `phone_pages` (tests/conftest.py) saw it at 390 px: `CODE_JS`'s findings there."""
     problems, lines = [], 0
-    for page in built_site.pages():
-        open_page(phone, page.as_uri())
-        state = phone.execute_script(CODE_JS)
-        lines += state["lines"]
-        problems += [f"{page.relative_to(built_site.root)}: {problem}" for problem in state["problems"]]
+    for page, states in phone_pages.items():
+        lines += states["code"]["lines"]
+        problems += [f"{page}: {problem}" for problem in states["code"]["problems"]]
     assert lines > 1000, f"only {lines} code lines in their own <span> (pymdownx.highlight line_spans)"
     assert not problems, "\n".join(problems)
 

@@ -90,28 +90,17 @@ def test_the_export_command_writes_graphs_that_run(tmp_path, sessions):
         export_onnx(build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8), vocabs, tmp_path)
 
 
-def test_export_onnx_writes_the_checkpoints_max_words_and_prints_only_what_it_wrote(tmp_path):
-    """A checkpoint trained with --max-words 8: the command writes 8 (not the default 6), with no exporter noise."""
-    import os
-    import subprocess
-    import sys
+def test_export_onnx_writes_the_checkpoints_max_words_and_prints_only_what_it_wrote(eight_word_export):
+    """A checkpoint trained with --max-words 8: the command writes 8 (not the default 6), with no exporter noise.
 
-    from live_support import checkpoint_with_max_words
-
-    checkpoint = checkpoint_with_max_words(tmp_path / "eight", 8)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    result = subprocess.run(
-        [sys.executable, "-m", "seq2seq_attention.cli", "export-onnx", "--checkpoint", str(checkpoint),
-         "--out", str(tmp_path / "out")],
-        capture_output=True, text=True, env=env, timeout=600,
-    )  # fmt: skip
+    `eight_word_export` (tests/conftest.py) ran the command in a fresh Python, once for this test and the live page."""
+    result, out = eight_word_export
     assert result.returncode == 0, result.stderr
     assert result.stderr == "", result.stderr  # no TracerWarning, FutureWarning or "torchvision is not installed"
     assert [line.split(" (")[0] for line in result.stdout.splitlines()] == [
-        f"wrote {tmp_path / 'out' / name}"
-        for name in ("encoder.onnx", "step.onnx", "vocabularies.json", "sentences.json")
+        f"wrote {out / name}" for name in ("encoder.onnx", "step.onnx", "vocabularies.json", "sentences.json")
     ]
-    document = json.loads((tmp_path / "out" / "vocabularies.json").read_text(encoding="utf-8"))
+    document = json.loads((out / "vocabularies.json").read_text(encoding="utf-8"))
     assert document["max_words"] == 8
 
 

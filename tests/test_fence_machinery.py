@@ -3,6 +3,10 @@
 A fence runs once (even when it raises `TypeError`), in an empty working directory, and is cloned
 per device only when it picks one. With `--record-fences` each fence's run goes into the record
 (`hooks/fence_runs.py`); without it the record is never written.
+
+Each run is a pytest session of its own on a copy of conftest.py, in this process (pytester's
+`runpytest_inprocess`: a new config, plugin manager and conftest module, and the imported modules
+restored after it), which spares a fresh interpreter importing torch for every run.
 """
 
 from pathlib import Path
@@ -44,7 +48,7 @@ def run_page(pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("FENCE_LOG", str(log))
 
     def run() -> tuple[pytest.RunResult, list[str]]:
-        result = pytester.runpytest_subprocess(
+        result = pytester.runpytest_inprocess(
             "--markdown-docs", "--markdown-docs-syntax=superfences", "-p", "no:cacheprovider", "-v"
         )
         return result, log.read_text().splitlines() if log.exists() else []
@@ -97,12 +101,12 @@ def test_record_fences_writes_each_fence_s_own_run_and_keeps_a_device_that_did_n
     record = docs / fence_runs.RECORD_NAME
     args = ("--markdown-docs", "--markdown-docs-syntax=superfences", "-p", "no:cacheprovider")
 
-    pytester.runpytest_subprocess(*args).assert_outcomes(passed=3 + CUDA, failed=1, skipped=0 if CUDA else 1)
+    pytester.runpytest_inprocess(*args).assert_outcomes(passed=3 + CUDA, failed=1, skipped=0 if CUDA else 1)
     assert not record.exists(), "a run without --record-fences never writes the record"
 
     earlier_gpu = {"outcome": "passed", "output": "cuda", "seconds": 0.5, "torch": "2.0", "device": "GPU", "date": "x"}
     fence_runs.write(record, fence_runs.updated(docs, {}, {on_device.key: {"cuda": earlier_gpu}}))
-    result = pytester.runpytest_subprocess(*args, "--record-fences")
+    result = pytester.runpytest_inprocess(*args, "--record-fences")
     result.assert_outcomes(passed=3 + CUDA, failed=1, skipped=0 if CUDA else 1)
     assert f"recorded {5 if CUDA else 4} fence runs into docs/fence-runs.json" in result.stdout.str()
     assert f"the record is still stale on CPU for:\npage.md:{failing.line}" in result.stdout.str()
@@ -118,5 +122,5 @@ def test_record_fences_writes_each_fence_s_own_run_and_keeps_a_device_that_did_n
     assert fence_runs.stale(docs, runs) == [f"page.md:{failing.line}: its last no-device run failed"]
 
     written = record.read_bytes()
-    pytester.runpytest_subprocess(*args)
+    pytester.runpytest_inprocess(*args)
     assert record.read_bytes() == written, "a run without --record-fences never writes the record"

@@ -27,7 +27,6 @@ import torch
 from live_support import (
     BEAM_SIZES,
     TOP_K,
-    checkpoint_with_max_words,
     encode,
     float16_model,
     forced_prefix,
@@ -197,6 +196,21 @@ def live(watched: webdriver.Chrome, site_server: str) -> webdriver.Chrome:
     _fresh(watched, site_server + "live.html")
     _idle(watched)
     watched.execute_script("document.getElementById('live-translator').dataset.stepMs = '0';")
+    yield watched
+    assert not watched.execute_script("return window.__liveErrors;"), "the page raised an error"
+
+
+@pytest.fixture
+def live_api(watched: webdriver.Chrome, site_server: str) -> webdriver.Chrome:
+    """The live page for tests that only call its decoding functions (`window.liveApi.decode` and `.beam`, functions
+    of the model and the ids that keep nothing between calls): loaded as `live` loads it, and kept for the next such
+    test while no other test opened another page in between; no uncaught error at the end of each test."""
+    if not watched.execute_script("return window.__keptForApi === true;"):
+        _requests(watched)
+        watched.set_window_size(1280, 1000)
+        _fresh(watched, site_server + "live.html")
+        _idle(watched)
+        watched.execute_script("window.__keptForApi = true;")
     yield watched
     assert not watched.execute_script("return window.__liveErrors;"), "the page raised an error"
 
@@ -614,11 +628,11 @@ def test_the_table_has_axes_the_figures_grey_scale_and_a_legend_on_one_line(live
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_the_page_decodes_like_pytorch_on_50_held_out_sentences(live, model):
+def test_the_page_decodes_like_pytorch_on_50_held_out_sentences(live_api, model):
     """Top-k lists, raw scores, the greedy table and a forced continuation, against the float16 PyTorch model."""
     for sentence in held_out_sentences(50):
         ids = [*encode(sentence)]
-        page = _api(live, "decode", model, ids)
+        page = _api(live_api, "decode", model, ids)
         reference = reference_greedy(model, ids)
         assert page["tokens"] == reference["tokens"], sentence
         np.testing.assert_allclose(np.array(page["weights"]), reference["weights"].numpy(), atol=1e-5)
@@ -631,16 +645,16 @@ def test_the_page_decodes_like_pytorch_on_50_held_out_sentences(live, model):
             np.testing.assert_allclose([c["prob"] for c in candidates], logp.exp().numpy(), atol=1e-5)
             assert sorted(c["logp"] for c in candidates)[::-1] == [c["logp"] for c in candidates]
         prefix = forced_prefix(model, ids)
-        forced = _api(live, "decode", model, ids, prefix)
+        forced = _api(live_api, "decode", model, ids, prefix)
         assert forced["tokens"] == reference_greedy(model, ids, prefix)["tokens"], (sentence, prefix)
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_the_page_beam_search_is_beam_search_decode_for_k_1_to_5(live, model):
+def test_the_page_beam_search_is_beam_search_decode_for_k_1_to_5(live_api, model):
     for sentence in held_out_sentences(50):
         ids = encode(sentence)
         for k in BEAM_SIZES:
-            page = _api(live, "beam", model, ids, k)
+            page = _api(live_api, "beam", model, ids, k)
             tokens, score = reference_beam(model, ids, k)
             assert page["tokens"] == tokens, (sentence, k)
             assert abs(page["score"] - score) < 1e-4, (sentence, k, page["score"], score)
@@ -678,12 +692,10 @@ class _Overlay(SimpleHTTPRequestHandler):
         pass
 
 
-def test_an_export_of_a_model_trained_on_8_words_lets_the_page_take_8_words(watched, built_site, tmp_path):
-    from seq2seq_attention.cli import main
-
-    checkpoint = checkpoint_with_max_words(tmp_path / "eight", 8)
-    out = tmp_path / "export"
-    assert main(["export-onnx", "--checkpoint", str(checkpoint), "--out", str(out)]) == 0
+def test_an_export_of_a_model_trained_on_8_words_lets_the_page_take_8_words(watched, built_site, eight_word_export):
+    """`eight_word_export` (tests/conftest.py): `seq2seq-attention export-onnx` of a checkpoint trained on 8 words."""
+    result, out = eight_word_export
+    assert result.returncode == 0, result.stderr
     assert json.loads((out / "vocabularies.json").read_text(encoding="utf-8"))["max_words"] == 8
     # The shipped Luong graphs (same vocabularies) are served from the site as they are.
     handler = functools.partial(

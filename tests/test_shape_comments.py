@@ -8,11 +8,8 @@ function execution (see that module's docstring for the grammar and the binding 
 tests below it plant wrong comments in a copy of a module and check that the checker names them.
 """
 
-import json
-import os
 import re
 import shutil
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -21,9 +18,6 @@ import pytest
 import shape_trace
 import torch
 from shape_trace import ROOT, Line, check, discover, parse_comment, shape_lines
-
-import seq2seq_attention
-from seq2seq_attention.core.device import DEVICE_ENV
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -36,23 +30,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(scope="module")
-def traced(device: str, tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
-    """The workload's frame records on `device` (one run per device, shared by the tests below)."""
-    work = tmp_path_factory.mktemp(f"shapes-{device}")
-    out = work / "trace.json"
-    source = str(Path(seq2seq_attention.__file__).resolve().parents[1])
-    path = os.pathsep.join(p for p in (source, os.environ.get("PYTHONPATH", "")) if p)
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "shape_trace.py"), str(out), str(work), device],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "PYTHONPATH": path, DEVICE_ENV: device},
-    )
-    if done.returncode != 0:
-        pytest.fail(f"the traced workload failed on {device} (exit {done.returncode}):\n{done.stderr[-6000:]}")
-    return json.loads(out.read_text(encoding="utf-8"))["frames"]
+def traced(device: str, shape_trace_frames) -> list[dict]:
+    """The workload's frame records on `device`: one run per device, started in the background when collection ended
+    (`shape_trace_frames`, tests/conftest.py), shared by the tests below."""
+    return shape_trace_frames(device)
 
 
 def test_every_shape_comment_of_an_excerpt_agrees_with_the_run(traced: list[dict], device: str):

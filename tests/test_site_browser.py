@@ -29,7 +29,7 @@ from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from site_support import BuiltSite, open_page, reset_browser
+from site_support import PHONE_WIDTH, BuiltSite, on_every_page_on_a_phone, open_page, reset_browser
 
 SEARCH_TERM = "어텐션"
 WAIT_S = 30
@@ -89,11 +89,13 @@ def _leaves_the_site(url: str) -> bool:
 class Visit:
     state: dict
     requests: list[str] = field(default_factory=list)
+    fit: dict = field(default_factory=dict)
 
 
 @pytest.fixture(scope="module")
 def visits(browser: webdriver.Chrome, site_server: str, built_site: BuiltSite) -> dict[str, Visit]:
-    """Every page of the site, opened once: its settled state and the requests it made."""
+    """Every page of the site, opened once at 1280 px: its settled state, the requests it made and what fits
+    (`FIT_JS`)."""
     result = {}
     for page in built_site.pages():
         open_page(browser, site_server + built_site.url_of(page))
@@ -103,7 +105,7 @@ def visits(browser: webdriver.Chrome, site_server: str, built_site: BuiltSite) -
             )
         except TimeoutException:
             state = browser.execute_script(PAGE_STATE_JS)
-        result[built_site.url_of(page) or "/"] = Visit(state, _requests(browser))
+        result[built_site.url_of(page) or "/"] = Visit(state, _requests(browser), browser.execute_script(FIT_JS))
     return result
 
 
@@ -262,31 +264,28 @@ return {
 """
 
 
+on_every_page_on_a_phone("fit", FIT_JS)
+
+
 def test_nothing_is_cut_off_on_a_desktop_or_scrolls_the_page_on_a_phone(
-    browser: webdriver.Chrome, site_server: str, built_site: BuiltSite
+    visits: dict[str, Visit], phone_pages: dict[str, dict]
 ):
     """At 1280 px every code block and display formula fits its box; at 390 px no page scrolls sideways
-    (a formula wider than the column scrolls inside its own box)."""
+    (a formula wider than the column scrolls inside its own box). The 404 page is left out.
+
+    The pages as `visits` saw them at 1280 px, and as `phone_pages` (tests/conftest.py) saw them at 390 px."""
     problems = []
-    try:
-        for width in (1280, 390):
-            browser.set_window_size(width, 1000)
-            for page in built_site.pages():
-                if page.name == "404.html":
-                    continue
-                open_page(browser, site_server + built_site.url_of(page))
-                state = browser.execute_script(FIT_JS)
-                where = f"{width}px {built_site.url_of(page) or '/'}"
-                if width == 1280:
-                    problems += [f"{where}: code wider than its box: {c!r}" for c in state["code"]]
-                    problems += [f"{where}: formula wider than its box: {m!r}" for m in state["math"]]
-                else:
-                    problems += [f"{where}: the page scrolls sideways"] * state["page_scrolls_sideways"]
-                    problems += [
-                        f"{where}: formula overflows without scrolling: {m!r}" for m in state["math_without_scroll"]
-                    ]
-    finally:
-        browser.set_window_size(1280, 1000)
+    desktop = {page: visit.fit for page, visit in visits.items() if page != "404.html"}
+    phone = {page: states["fit"] for page, states in phone_pages.items() if page != "404.html"}
+    assert desktop and set(phone) == set(desktop), (sorted(desktop), sorted(phone))
+    for page, state in desktop.items():
+        where = f"1280px {page}"
+        problems += [f"{where}: code wider than its box: {c!r}" for c in state["code"]]
+        problems += [f"{where}: formula wider than its box: {m!r}" for m in state["math"]]
+    for page, state in phone.items():
+        where = f"{PHONE_WIDTH}px {page}"
+        problems += [f"{where}: the page scrolls sideways"] * state["page_scrolls_sideways"]
+        problems += [f"{where}: formula overflows without scrolling: {m!r}" for m in state["math_without_scroll"]]
     assert not problems, "\n".join(problems)
 
 
