@@ -188,13 +188,18 @@ def watched(browser: webdriver.Chrome) -> webdriver.Chrome:  # noqa: F811
     return browser
 
 
+def _load_live(driver: webdriver.Chrome, site_server: str) -> None:
+    """The live page loaded afresh at 1280 px, its requests watched from the start, and idle."""
+    _requests(driver)
+    driver.set_window_size(1280, 1000)
+    _fresh(driver, site_server + "live.html")
+    _idle(driver)
+
+
 @pytest.fixture
 def live(watched: webdriver.Chrome, site_server: str) -> webdriver.Chrome:
     """The live page, loaded, idle, rows drawn without a pause (for speed), at 1280 px; no uncaught error at the end."""
-    _requests(watched)
-    watched.set_window_size(1280, 1000)
-    _fresh(watched, site_server + "live.html")
-    _idle(watched)
+    _load_live(watched, site_server)
     watched.execute_script("document.getElementById('live-translator').dataset.stepMs = '0';")
     yield watched
     assert not watched.execute_script("return window.__liveErrors;"), "the page raised an error"
@@ -206,10 +211,7 @@ def live_api(watched: webdriver.Chrome, site_server: str) -> webdriver.Chrome:
     of the model and the ids that keep nothing between calls): loaded as `live` loads it, and kept for the next such
     test while no other test opened another page in between; no uncaught error at the end of each test."""
     if not watched.execute_script("return window.__keptForApi === true;"):
-        _requests(watched)
-        watched.set_window_size(1280, 1000)
-        _fresh(watched, site_server + "live.html")
-        _idle(watched)
+        _load_live(watched, site_server)
         watched.execute_script("window.__keptForApi = true;")
     yield watched
     assert not watched.execute_script("return window.__liveErrors;"), "the page raised an error"
