@@ -101,11 +101,14 @@ def test_elsewhere_the_p_value_is_sacrebleus(seed):
     test = PairedTest([("a", systems[0]), ("b", systems[1])], {"BLEU": BLEU(force=True)}, [references], "bs", 1000)
     baseline, system = test()[1]["BLEU"]
     assert mine.difference == pytest.approx(system.score - baseline.score)
-    if mine.difference != 0:
+    if mine.difference != 0:  # a constant non-zero difference included: sacrebleu's p
         assert mine.p_value == system.p_value
+    else:  # no difference: a tie (sacrebleu's 1/(N+1) for two equal systems is the bug)
+        assert mine.p_value == 1.0
     differences = resampled_bleu(systems[1], references) - resampled_bleu(systems[0], references)
     if np.ptp(np.abs(differences)) == 0 and mine.difference != 0:  # the constant case: sacrebleu agrees here
         assert mine.p_value == SMALLEST_P
+    assert np.ptp(np.abs(differences)) > 0 or mine.p_value in (1.0, SMALLEST_P)
 
 
 # verdict: the one rule -----------------------------------------------------------------------------
