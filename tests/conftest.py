@@ -19,7 +19,6 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import fence_record
@@ -34,6 +33,7 @@ from site_support import (
     BuiltSite,
     chromium,
     open_page,
+    serve_site,
     site_url_path,
     wait_until_settled,
 )
@@ -149,18 +149,29 @@ def _notebooks(items: list[pytest.Item]) -> _Background:
     return _Background(argv, after=site, **{DEVICE_ENV: "cpu", "MPLBACKEND": "agg"})
 
 
+def _accessibility(items: list[pytest.Item]) -> _Background:
+    """tests/accessibility_runner.py on the built site into the folder's `audits.json`, once the site is built and the
+    notebooks (if they run) have run: one heavy job at a time beside the tests, not two on a machine of two cores."""
+    site = _background("built_site", items)
+    argv = [sys.executable, str(ROOT / "tests" / "accessibility_runner.py"), "{folder}/audits.json"]
+    return _Background(
+        [*argv, str(site.folder / "site"), site_url_path()], after=_started.get("executed_notebooks", site)
+    )
+
+
 REPOSITORY = "https://example.invalid/someone/seq2seq-attention"
 BACKGROUND = {
     "built_site": _build,
     "site_with_repository_links": functools.partial(_build, REPO_URL=REPOSITORY),
     "excerpt_workload_coverage": _workload,
     "executed_notebooks": _notebooks,
+    "accessibility_audits": _accessibility,
 }
 """What a fixture of that name waits for, started as soon as collection ends if a collected test uses the fixture."""
 _started: dict[str, _Background] = {}
 
 
-LAST = {"excerpt_workload_coverage": 1, "traced": 1, "executed_notebooks": 2}
+LAST = {"excerpt_workload_coverage": 1, "traced": 1, "accessibility_audits": 2, "executed_notebooks": 2}
 """Tests that wait for work started in the background run after the others (those of the notebooks, the longest, at
 the very end), each group in its collected order: the work gets the time of the tests before them to finish."""
 
@@ -232,43 +243,11 @@ def excerpt_workload_coverage() -> Path:
     return background.folder / ".coverage"
 
 
-class _SiteHandler(SimpleHTTPRequestHandler):
-    """Serves the site under its `site_url` path (as GitHub Pages does), without logging each request."""
-
-    base_path = "/"
-    protocol_version = "HTTP/1.1"  # keep-alive: a page's dozen requests share connections
-    timeout = 10  # seconds a connection may sit idle: a stuck browser cannot hang the test run
-
-    def end_headers(self) -> None:
-        if not self.path.endswith((".html", "/")):
-            self.send_header("Cache-Control", "max-age=600")  # assets: fetched once per test session
-        super().end_headers()
-
-    def translate_path(self, path: str) -> str:
-        if not path.startswith(self.base_path):
-            return str(Path(self.directory) / "__outside_the_site__")
-        return super().translate_path("/" + path[len(self.base_path) :])
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_server(built_site: BuiltSite) -> Iterator[str]:
     """The built site served on 127.0.0.1; yields its URL, e.g. ``http://127.0.0.1:41234/seq2seq-attention/``."""
-    handler = functools.partial(
-        type("Handler", (_SiteHandler,), {"base_path": built_site.base_path}), directory=str(built_site.root)
-    )
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}{built_site.base_path}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve_site(built_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -339,3 +318,18 @@ def executed_notebooks(built_site: BuiltSite) -> Path:
     background = _background("executed_notebooks", [])
     background.wait(3600)
     return background.folder
+
+
+@pytest.fixture(scope="session")
+def accessibility_audits(built_site: BuiltSite) -> dict[str, dict[str, dict]]:
+    """Per theme, per page of the built site: axe-core's violations and the scheme the page showed, from
+    tests/accessibility_runner.py, started in the background once the site was built; skips where it had no
+    Chromium, fails where a page did not settle."""
+    background = _background("accessibility_audits", [])
+    background.wait(1800)
+    found = json.loads((background.folder / "audits.json").read_text(encoding="utf-8"))
+    if "skipped" in found:
+        pytest.skip(found["skipped"])
+    if "failed" in found:
+        pytest.fail(f"the accessibility audit failed: {found['failed']}", pytrace=False)
+    return found

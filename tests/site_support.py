@@ -1,11 +1,14 @@
 """What the site tests share: where the repository is, a built site (see `conftest.py`), and a browser."""
 
+import functools
 import os
 import re
 import shutil
 import tempfile
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -45,6 +48,46 @@ def site_url_path() -> str:
     match = re.search(r"^site_url:\s*(?:!ENV\s*\[\s*\w+\s*,\s*)?[\"']?([^\s\"'\]]+)", config, flags=re.M)
     path = urlsplit(os.environ.get("SITE_URL") or (match.group(1) if match else "/")).path
     return path if path.endswith("/") else path + "/"
+
+
+class _SiteHandler(SimpleHTTPRequestHandler):
+    """Serves the site under its `site_url` path (as GitHub Pages does), without logging each request."""
+
+    base_path = "/"
+    protocol_version = "HTTP/1.1"  # keep-alive: a page's dozen requests share connections
+    timeout = 10  # seconds a connection may sit idle: a stuck browser cannot hang the test run
+
+    def end_headers(self) -> None:
+        if not self.path.endswith((".html", "/")):
+            self.send_header("Cache-Control", "max-age=600")  # assets: fetched once per test session
+        super().end_headers()
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(self.base_path):
+            return str(Path(self.directory) / "__outside_the_site__")
+        return super().translate_path("/" + path[len(self.base_path) :])
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve_site(site: BuiltSite):
+    """`site` served on 127.0.0.1 (an ephemeral port) from a daemon thread, under its `site_url` path as GitHub Pages
+    serves it; yields its URL, e.g. ``http://127.0.0.1:41234/seq2seq-attention/``, and shuts the server down on exit."""
+    handler = functools.partial(
+        type("Handler", (_SiteHandler,), {"base_path": site.base_path}), directory=str(site.root)
+    )
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}{site.base_path}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
 
 
 class _AnyTagLoader(yaml.SafeLoader):

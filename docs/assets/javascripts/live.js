@@ -680,7 +680,8 @@
 
   function updateScrollCues() {
     root.querySelectorAll(".live-scroll").forEach((box) => {
-      box.dataset.overflow = String(box.scrollWidth > box.clientWidth + 1);
+      const overflow = String(box.scrollWidth > box.clientWidth + 1);
+      if (box.dataset.overflow !== overflow) box.dataset.overflow = overflow;  // unchanged: no new layout
     });
   }
 
@@ -839,7 +840,9 @@
     root.querySelectorAll("[data-model-column]").forEach((column) => {
       $("reset", column).addEventListener("click", () => resetForcing(column.dataset.modelColumn));
     });
-    new ResizeObserver(updateScrollCues).observe(root);
+    // A cue changes the layout, so it is drawn in the next frame, not inside the observer's callback: a layout
+    // change there makes the browser report "ResizeObserver loop completed with undelivered notifications".
+    new ResizeObserver(() => requestAnimationFrame(updateScrollCues)).observe(root);
     root.dataset.ready = "true";
     busyOff();
     if (root.dataset.autostart !== "false") await translate(null);
