@@ -191,3 +191,36 @@ def test_the_committed_comparisons_keep_their_verdicts():
 def test_verdict_refuses_what_is_not_a_comparison(differences, p_values, message):
     with pytest.raises(InputError, match=message):
         verdict(differences, p_values)
+
+
+# any finite input gets an answer or a clear refusal, never an arithmetic error ---------------------
+
+FINITE = st.floats(allow_nan=False, allow_infinity=False)
+MAGNITUDE = st.sampled_from([1e-320, 1e-300, 1e-10, 1.0, 1e10, 1e300, 1e307, 1.7e308])
+
+
+@given(st.lists(st.one_of(FINITE, MAGNITUDE, MAGNITUDE.map(lambda v: -v)), min_size=1, max_size=12))
+def test_seed_interval_answers_every_finite_input(values):
+    mean, low, high = seed_interval(values)
+    assert math.isfinite(mean) and min(values) <= mean <= max(values)
+    if len(values) > 1:
+        assert low <= mean <= high and not math.isnan(low) and not math.isnan(high)
+    scale = max(abs(v) for v in values)
+    if 0 < scale < 1e150 and scale > 1e-150:  # within the range where the plain formula cannot overflow
+        assert mean == pytest.approx(statistics.fmean(values), rel=1e-9, abs=scale * 1e-12)
+
+
+@given(
+    st.lists(st.one_of(FINITE, MAGNITUDE, MAGNITUDE.map(lambda v: -v)), min_size=1, max_size=12),
+    st.booleans(),
+)
+def test_verdict_answers_every_finite_input(differences, with_p_values):
+    decided = verdict(differences, [0.01] * len(differences) if with_p_values else None)
+    assert decided.outcome in ("better", "worse", "tie") and math.isfinite(decided.mean)
+    assert len(decided.reason) < 200
+
+
+def test_verdict_of_two_largest_floats_is_better_not_an_overflow():
+    decided = verdict([1e308, 1e308])
+    assert decided.outcome == "better" and decided.mean == 1e308 and decided.low == decided.high == 1e308
+    assert seed_interval([1.7e308, -1.7e308]) == (0.0, -math.inf, math.inf)

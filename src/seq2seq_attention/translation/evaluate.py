@@ -214,12 +214,23 @@ def t_975(degrees: int) -> float:
 
 
 def seed_interval(values: Sequence[float]) -> tuple[float, float, float]:
-    """(mean, low, high): the mean of `values` (one per seed) and its 95% Student-t interval (nan bounds for one)."""
+    """(mean, low, high): the mean of `values` (one per seed) and its 95% Student-t interval (nan bounds for one).
+
+    Any finite values get an answer: they are scaled by a power of two (exact) so that the largest
+    magnitude is below 1 before they are summed, and scaled back after. The mean is then always
+    finite; a bound is infinite only where the interval itself reaches past the largest float.
+    """
     values = _check_numbers("values", values)
-    mean = statistics.fmean(values)
+    exponent = math.frexp(max(abs(v) for v in values))[1]  # every |v| < 2 ** exponent
+    scaled = [math.ldexp(v, -exponent) for v in values]
+    mean = math.ldexp(statistics.fmean(scaled), exponent)
     if len(values) < 2:
         return mean, math.nan, math.nan
-    half = t_975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    half_scaled = t_975(len(values) - 1) * statistics.stdev(scaled) / math.sqrt(len(values))
+    try:
+        half = math.ldexp(half_scaled, exponent)
+    except OverflowError:  # the interval is wider than the largest float
+        half = math.inf
     return mean, mean - half, mean + half
 
 
@@ -294,7 +305,7 @@ def verdict(differences: Sequence[float], p_values: Sequence[float] | None = Non
     if len(differences) >= 2:
         apart = low > 0 if sign > 0 else high < 0
         evidence.append(sign != 0 and apart)
-        reasons.append(f"95% interval over seeds {low:+.2f} to {high:+.2f}")
+        reasons.append(f"95% interval over seeds {_signed(low)} to {_signed(high)}")
     agreeing = None
     if p_values is not None:
         agreeing = sum(p < ALPHA and d * sign > 0 for d, p in zip(differences, p_values, strict=True))
@@ -304,6 +315,11 @@ def verdict(differences: Sequence[float], p_values: Sequence[float] | None = Non
         return Verdict("tie", 1, mean, None, None, None, "one seed without a paired test: nothing measures the noise")
     outcome = direction if all(evidence) else "tie"
     return Verdict(outcome, len(differences), mean, *bounds, agreeing, "; ".join(reasons))
+
+
+def _signed(value: float) -> str:
+    """A bound for `Verdict.reason`: two decimals, or three significant digits past a million."""
+    return f"{value:+.2f}" if abs(value) < 1e6 else f"{value:+.3g}"
 
 
 def _check_numbers(name: str, values: object) -> list[float]:
