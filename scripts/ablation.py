@@ -246,11 +246,13 @@ def run(args: argparse.Namespace) -> int:
     say(f"{len(plan) - len(todo)} of {len(plan)} runs already have results in {args.out}; {len(todo)} to go")
     for number, (row, seed) in enumerate(todo, start=1):
         claim = args.checkpoints / ("final" if final else "") / f"{row}-seed{seed}.claim"
-        if finished(args.out / f"{row}-seed{seed}.json", None):
-            say(f"[{number}/{len(todo)}] {row} seed {seed}: finished by another process meanwhile")
-            continue
         if not take_claim(claim):
             say(f"[{number}/{len(todo)}] {row} seed {seed}: running in another live process ({claim}), skipped")
+            continue
+        if finished(args.out / f"{row}-seed{seed}.json", None):  # checked under the claim: another runner may have
+            # finished it after this one made its list, and let go of its claim
+            release_claim(claim)
+            say(f"[{number}/{len(todo)}] {row} seed {seed}: finished by another process meanwhile")
             continue
         say(f"[{number}/{len(todo)}] {row} seed {seed}")
         try:

@@ -196,3 +196,63 @@ def test_a_bad_option_is_one_usage_line(argv, expected, capsys):
     error = capsys.readouterr().err
     assert exit.value.code == 2 and "Traceback" not in error
     assert error.splitlines()[-1].startswith("ablation.py: error: ") and expected in error.splitlines()[-1]
+
+
+# two runners ---------------------------------------------------------------------------------------
+
+
+def _fake_training(log: Path):
+    """A train_row that logs the run it trains and writes a valid result for it, as the real one does."""
+
+    def train_row(row, seed, args, say, **_):
+        with open(log, "a", encoding="utf-8") as out:  # O_APPEND: one whole line per write, from either process
+            out.write(f"{row} {seed} {os.getpid()}\n")
+        ablation.write_json(args.out / f"{row}-seed{seed}.json", dict(GOOD, row=row, seed=seed))
+
+    return train_row
+
+
+def test_a_run_another_runner_finished_after_the_list_was_made_is_not_trained_again(tmp_path: Path, monkeypatch):
+    """The race: this runner lists the run as to do, the other finishes it and lets go of its claim, this one
+    takes the free claim; it must see the result under the claim and skip the run."""
+    out, scratch, log = tmp_path / "out", tmp_path / "scratch", tmp_path / "trained.log"
+    take = ablation.take_claim
+
+    def other_runner_finishes_first(path: Path) -> bool:
+        row, seed = path.stem.rsplit("-seed", 1)
+        ablation.write_json(out / f"{row}-seed{seed}.json", dict(GOOD, row=row, seed=int(seed)))
+        return take(path)
+
+    monkeypatch.setattr(ablation, "take_claim", other_runner_finishes_first)
+    monkeypatch.setattr(ablation, "train_row", _fake_training(log))
+    args = ablation.parse_args(
+        ["run", "--rows", "baseline", "--seeds", "0", "1", "--out", str(out), "--checkpoints", str(scratch)]
+    )
+    assert ablation.run(args) == 0
+    assert not log.exists() and not list(scratch.glob("*.claim"))
+
+
+def _runner(out: str, scratch: str, log: str, seeds: list[str]) -> None:
+    ablation.train_row = _fake_training(Path(log))
+    args = ablation.parse_args(["run", "--rows", "baseline", "--seeds", *seeds, "--out", out, "--checkpoints", scratch])
+    raise SystemExit(ablation.run(args))
+
+
+def test_two_concurrent_runners_train_each_run_once(tmp_path: Path):
+    import multiprocessing
+
+    seeds = [str(seed) for seed in range(40)]
+    out, scratch, log = tmp_path / "out", tmp_path / "scratch", tmp_path / "trained.log"
+    context = multiprocessing.get_context("fork")
+    runners = [
+        context.Process(target=_runner, args=(str(out), str(scratch), str(log), order))
+        for order in (seeds, seeds[::-1])  # one from each end, so that they meet in the middle
+    ]
+    for runner in runners:
+        runner.start()
+    for runner in runners:
+        runner.join(60)
+        assert runner.exitcode == 0
+    trained = [line.split()[:2] for line in log.read_text().splitlines()]
+    assert sorted(int(seed) for _, seed in trained) == list(range(40))  # every run once, none twice
+    assert len(list(out.glob("baseline-seed*.json"))) == 40
