@@ -19,7 +19,7 @@ import threading
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 import numpy as np
 import pytest
@@ -429,6 +429,41 @@ def test_the_url_fragment_keeps_the_sentence_the_forced_words_k_and_the_steps_an
     assert Select(live.find_element(By.CSS_SELECTOR, "[data-live=beam-k]")).first_selected_option.text == "5"
     tokens = reference_greedy("luong", ids, [greedy["tokens"][0], third])["tokens"]
     assert [label.split(" ")[1] for label in _step_labels(restored, "luong")] == _words("luong", tokens)
+
+
+MARKUP = {  # every field of the fragment, each with a payload that would run if it became markup
+    "force.bahdanau": "1:<img src=x onerror=\"window.__ran='force'\">",
+    "k": "<svg onload=\"window.__ran='k'\">",
+    "beam": "<script>window.__ran='beam'</script>",
+    "step.luong": "<img src=x onerror=\"window.__ran='step'\">",
+}
+MARKUP_SENTENCE = "je suis <img src=x onerror=\"window.__ran='s'\"> ."
+INJECTED_JS = """
+const r = document.getElementById("live-translator");
+return {ran: window.__ran || null,
+        elements: [...r.querySelectorAll("img, svg[onload], script, iframe, [onerror], [onload]")]
+          .map((e) => e.outerHTML),
+        input: r.querySelector("[data-live=input]").value,
+        message: r.querySelector("[data-live=message]").textContent};
+"""
+
+
+@pytest.mark.parametrize("sentence", ["je suis en retard .", MARKUP_SENTENCE], ids=["sentence", "markup-sentence"])
+def test_markup_in_any_fragment_field_is_shown_as_text_and_never_runs(live, site_server, sentence):
+    fragment = "#" + urlencode({"s": sentence, **MARKUP})
+    _fresh(live, site_server + "live.html" + fragment)
+    WebDriverWait(live, 60, poll_frequency=0.05).until(
+        lambda d: (s := _state(d))["ready"] == "true" and s["done"] == "true" and s["busy"] == "false"
+    )
+    seen = live.execute_script(INJECTED_JS)
+    assert seen["ran"] is None and seen["elements"] == [], seen
+    assert seen["input"] == sentence  # the sentence, markup and all, as the text of the input box
+    if sentence == MARKUP_SENTENCE:  # refused: the words of the markup, normalised, are named as unknown words
+        assert "'onerror'" in seen["message"] and "'img'" in seen["message"], seen["message"]
+    else:  # translated; the forcing the page could not read is named as text
+        assert MARKUP["force.bahdanau"] in seen["message"], seen["message"]
+        assert _state(live)["tables"]["bahdanau"], "the sentence was not translated"
+    assert not live.execute_script("return window.__liveErrors;"), "the page raised an error"
 
 
 def test_beam_search_by_mouse_and_keyboard_for_k_1_to_5_draws_the_tree(live):
