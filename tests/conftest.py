@@ -30,6 +30,7 @@ from site_support import (
     PHONE_SCRIPTS,
     PHONE_WIDTH,
     ROOT,
+    SITE_FIXTURES,
     BuiltSite,
     chromium,
     open_page,
@@ -176,10 +177,21 @@ LAST = {"excerpt_workload_coverage": 1, "traced": 1, "accessibility_audits": 2, 
 the very end), each group in its collected order: the work gets the time of the tests before them to finish."""
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "site: builds the site, drives a browser, runs the notebooks or reads the accessibility audit "
+        "(set from the fixtures a test uses; `python -m pytest -m 'not site'` is the quick tier)"
+    )  # fmt: skip
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def late(item: pytest.Item) -> int:
         return max((LAST.get(name, 0) for name in getattr(item, "fixturenames", ())), default=0)
 
+    for item in items:
+        if SITE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.site)
     items[:] = sorted(items, key=late)
 
 

@@ -43,6 +43,14 @@ class BuiltSite:
         return rel.removesuffix("index.html")
 
 
+SITE_FIXTURES = frozenset(
+    {"built_site", "site_with_repository_links", "session_browser", "executed_notebooks", "accessibility_audits"}
+)
+"""A test that needs one of these (directly or through another fixture) builds the site, drives a browser, runs the
+notebooks or reads the accessibility audit: tests/conftest.py marks it `site`, and the quick tier
+(`python -m pytest -m "not site"`) leaves it out."""
+
+
 def site_url_path() -> str:
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     match = re.search(r"^site_url:\s*(?:!ENV\s*\[\s*\w+\s*,\s*)?[\"']?([^\s\"'\]]+)", config, flags=re.M)
