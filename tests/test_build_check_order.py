@@ -41,7 +41,7 @@ def test_a_hidden_size_that_is_not_a_size_is_named_before_any_rule(
 @settings(max_examples=30, deadline=None)
 @given(hidden_size=NOT_A_SIZE.filter(lambda v: not isinstance(v, int) or isinstance(v, bool) or v < 1))
 def test_the_encoder_names_a_bad_size_before_the_even_rule(hidden_size):
-    with pytest.raises(InputError, match="hidden_size must be an int >= 1"):
+    with pytest.raises(InputError, match="hidden_size must be an int of at least 1"):
         EncoderRNN(10, hidden_size, bidirectional=True)
 
 

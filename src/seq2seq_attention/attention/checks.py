@@ -2,18 +2,13 @@
 
 import torch
 
-from ..core.checks import check_module_device, check_module_dtype, check_same_device, check_tensor
+from ..core.checks import Call, check_module_device, check_module_dtype, check_same_device, check_tensor
 from ..core.errors import InputError
 
 
-def _check_attention(
-    attention: torch.nn.Module,
-    query: object,
-    keys: object,
-    mask: object = None,
-    proj_keys: object = None,
-) -> None:
+def _check_attention(call: Call) -> None:
     """`forward`'s arguments: query (B, T, Hq), keys (B, S, Hk), mask (B, S) bool, proj_keys (B, S, H)."""
+    attention, query, keys, mask, proj_keys = call.self, call.query, call.keys, call.mask, call.proj_keys
     sizes = check_tensor("query", query, ("B", "T", "Hq"), {"Hq": attention.query_size}, dtype="float")
     sizes = check_tensor("keys", keys, ("B", "S", "Hk"), {**sizes, "Hk": attention.key_size}, dtype="float")
     if mask is not None:
@@ -29,8 +24,9 @@ def _check_attention(
         check_module_dtype(attention, proj_keys, "proj_keys")
 
 
-def _check_dot(query: object, keys: object) -> None:
+def _check_dot(call: Call) -> None:
     """Two float tensors (B, T, H) and (B, S, H) of one size H, on one device, of one dtype."""
+    query, keys = call.query, call.keys
     sizes = check_tensor("query", query, ("B", "T", "Hq"), dtype="float")
     sizes = check_tensor("keys", keys, ("B", "S", "Hk"), sizes, dtype="float")
     check_same_device(query=query, keys=keys)
@@ -40,13 +36,15 @@ def _check_dot(query: object, keys: object) -> None:
         raise InputError(f"dot_score needs query and keys of one size H, got {query.size(-1)} and {keys.size(-1)}")
 
 
-def _check_scaled_dot(query: object, keys: object) -> None:
+def _check_scaled_dot(call: Call) -> None:
+    keys = call.keys
     if isinstance(keys, torch.Tensor) and keys.dim() == 3 and keys.size(-1) == 0:
         raise InputError("scaled_dot_score needs H >= 1, got keys with H=0")
-    _check_dot(query, keys)
+    _check_dot(call)
 
 
-def _check_masked_softmax(scores: object, mask: object) -> None:
+def _check_masked_softmax(call: Call) -> None:
+    scores, mask = call.scores, call.mask
     sizes = check_tensor("scores", scores, ("B", "T", "S"), dtype="float")
     if mask is not None:
         check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")

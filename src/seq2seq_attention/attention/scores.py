@@ -103,12 +103,13 @@ SCORES: dict[str, type[Attention]] = {
 # --8<-- [end:registry]
 
 
-def _check_score_name(name: object, hidden_size: object = None) -> None:
+def check_score_name(name: object) -> None:
+    """A key of `SCORES` (the one message for an unknown score, wherever a score is named)."""
     if not isinstance(name, str) or name not in SCORES:
         raise InputError(f"unknown score {echo(name)}; expected one of {', '.join(SCORES)}")
 
 
-@checked(_check_score_name)
+@checked(lambda call: check_score_name(call.name))
 def build_attention(name: str, hidden_size: int) -> Attention:
     """The attention that scores with `name` (a key of `SCORES`), for queries and keys of size H.
 

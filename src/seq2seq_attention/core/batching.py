@@ -11,12 +11,13 @@ from typing import NamedTuple
 import torch
 from torch.utils.data import Sampler
 
-from .checks import checked, is_int
+from .checks import Call, check_count, checked, is_int
 from .errors import InputError, echo
 from .tokens import PAD_IDX
 
 
-def _check_mask_arguments(lengths: object, max_length: object) -> None:
+def _check_mask_arguments(call: Call) -> None:
+    lengths, max_length = call.lengths, call.max_length
     if not isinstance(lengths, torch.Tensor) or lengths.dim() != 1 or lengths.is_floating_point():
         raise InputError(f"lengths must be a (B,) integer tensor, got {echo(lengths, 80)}")
     if not is_int(max_length) or max_length < 0:
@@ -39,8 +40,9 @@ def lengths_to_mask(lengths: torch.Tensor, max_length: int) -> torch.Tensor:
 # --8<-- [end:mask]
 
 
-def _check_examples(examples: object) -> None:
+def _check_examples(call: Call) -> None:
     """A non-empty list of (source indices, target indices or a number) pairs."""
+    examples = call.examples
     if isinstance(examples, str | bytes | dict) or not isinstance(examples, Sequence) or not examples:
         raise InputError(f"examples must be a non-empty list of (source, target) pairs, got {echo(examples, 80)}")
     for number, example in enumerate(examples):
@@ -131,8 +133,7 @@ class BucketBatchSampler(Sampler[list[int]]):
     """
 
     def __init__(self, lengths: Sequence[object], batch_size: int, shuffle: bool = True, seed: int = 0):
-        if batch_size < 1:
-            raise InputError(f"batch_size must be at least 1, got {batch_size}")
+        check_count("batch_size", batch_size)
         self.lengths = list(lengths)
         self.batch_size = batch_size
         self.shuffle = shuffle

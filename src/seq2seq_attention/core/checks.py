@@ -8,6 +8,7 @@ trust their callers; only the boundary a user calls (public functions and `forwa
 
 import contextvars
 import functools
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
@@ -23,37 +24,91 @@ _INSIDE = contextvars.ContextVar("seq2seq_attention_inside_a_checked_call", defa
 """True while a `checked` function runs: the calls it makes are the package's own."""
 
 
-def checked(check: Callable[..., object] | str) -> Callable[[F], F]:
+class Call:
+    """The arguments of one call of a `checked` function, bound to that function's own signature with its
+    defaults applied: ``call.beam_size`` (or ``call["beam_size"]``) is what the function will see, passed or
+    defaulted (``call.self`` for a method); ``"beam_size" in call`` says whether the function has that
+    parameter. A check reads its function's arguments here and never restates their names or defaults.
+    (Only dunder methods: ``call.keys`` is the argument named ``keys``.)"""
+
+    __slots__ = ("__arguments", "__function")
+
+    def __init__(self, function: Callable[..., object], arguments: Mapping[str, object]) -> None:
+        self.__function = function
+        self.__arguments = dict(arguments)
+
+    def __getattr__(self, name: str) -> object:
+        try:
+            return self.__arguments[name]
+        except KeyError:
+            raise AttributeError(f"{self.__function.__qualname__}() has no parameter {name!r}") from None
+
+    def __getitem__(self, name: str) -> object:
+        return self.__arguments[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.__arguments
+
+    def __repr__(self) -> str:
+        return f"Call({self.__function.__qualname__}, {self.__arguments!r})"
+
+
+def checked(check: Callable[[Call], object] | str) -> Callable[[F], F]:
     """Run `check` on a public function's arguments when a user calls it, not when the package does.
 
-    The decorated function is the code a page shows, with no check in it; `check` takes the same
-    arguments (``self`` too, for a method; a string names a method of ``self`` that takes the
-    arguments after ``self``) and raises an `InputError` for what does not fit. A call
-    made while another checked function runs comes from the package, whose tensors that outer check
-    vouched for or the package made itself, so it runs without a second check: `source` is checked
-    once on its way from `translate` to the encoder, and a decoder step is not re-checked at every
-    word. An outer check therefore covers every argument its function passes on unchanged. A graph
-    being traced (`torch.export`, `torch.jit.trace`) holds symbolic sizes: no check runs there either.
+    The decorated function is the code a page shows, with no check in it. `check` takes one `Call`:
+    the call's arguments bound to the decorated function's own signature, defaults applied (a string
+    names a method of ``self`` that takes that `Call`), and raises an `InputError` for what does not
+    fit. A call with arguments the signature cannot bind (a missing or unknown one) goes to the
+    function unchecked, so that Python's own `TypeError` names it.
+
+    A call made while another checked function runs comes from the package, whose tensors that outer
+    check vouched for or the package made itself, so it runs without a second check: `source` is
+    checked once on its way from `translate` to the encoder, and a decoder step is not re-checked at
+    every word. An outer check therefore covers every argument its function passes on unchanged; a
+    check that must cover what its function computes and passes on calls that function's check
+    itself (`checks_of`). A graph being traced (`torch.export`, `torch.jit.trace`) holds symbolic
+    sizes: no check runs there either.
     """
 
     def decorate(function: F) -> F:
+        signature = inspect.signature(function)
+
         @functools.wraps(function)
         def boundary(*args: object, **kwargs: object) -> object:
             if _INSIDE.get() or torch.compiler.is_compiling() or torch.jit.is_tracing():
                 return function(*args, **kwargs)  # the package's own call, or a graph being traced for export
-            if isinstance(check, str):
-                getattr(args[0], check)(*args[1:], **kwargs)
-            else:
-                check(*args, **kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:
+                return function(*args, **kwargs)  # Python's own TypeError names the missing or unknown argument
+            bound.apply_defaults()
+            call = Call(function, bound.arguments)
+            (getattr(args[0], check) if isinstance(check, str) else check)(call)
             token = _INSIDE.set(True)
             try:
                 return function(*args, **kwargs)
             finally:
                 _INSIDE.reset(token)
 
+        boundary.__checked_by__ = check  # type: ignore[attr-defined]  # tests/test_checks.py reads it
         return boundary  # type: ignore[return-value]
 
     return decorate
+
+
+def checks_of(function: Callable[..., object], *args: object, **kwargs: object) -> None:
+    """Run the check of the `checked` `function` (a bound method too) on these arguments, as a user's call would,
+    and nothing else.
+
+    For a check that must cover what its own function computes and passes on, e.g. the words that
+    `prepare_sentences` encodes: the nested call itself runs unchecked."""
+    if inspect.ismethod(function):
+        function, args = function.__func__, (function.__self__, *args)
+    check = function.__checked_by__  # type: ignore[attr-defined]
+    bound = inspect.signature(function).bind(*args, **kwargs)
+    bound.apply_defaults()
+    (getattr(args[0], check) if isinstance(check, str) else check)(Call(function, bound.arguments))
 
 
 def _describe(dims: Sequence[Dim], known: Mapping[str, int]) -> str:
@@ -191,7 +246,20 @@ def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def check_size(name: str, value: object, high: int) -> None:
+def check_count(name: str, value: object, high: int | None = None) -> None:
+    """The one rule of a count (a number of words, steps, beams, sentences per batch): an int, not a bool, of at
+    least 1, and at most `high` when one is given."""
+    if not is_int(value) or value < 1:
+        raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
+    if high is not None and value > high:
+        raise InputError(f"{name} must be at most {high}, got {value}")
+
+
+MAX_SIZE = 1 << 20
+"""The largest layer or vocabulary size a model of this package may be built with (`check_size`)."""
+
+
+def check_size(name: str, value: object, high: int = MAX_SIZE) -> None:
     """Check a layer or vocabulary size: an int in [1, high]."""
     if not is_int(value) or not 1 <= value <= high:
         raise InputError(f"{name} must be an int in [1, {high}], got {echo(value)}")
@@ -221,11 +289,13 @@ def check_sizes(what: str, **sizes: object) -> None:
 
     Raises:
         InputError: naming the module, the size and what came
-            (``EncoderRNN: hidden_size must be an int >= 1, got -1``).
+            (``EncoderRNN: hidden_size must be an int of at least 1, got -1``).
     """
     for name, value in sizes.items():
-        if not is_int(value) or value < 1:
-            raise InputError(f"{what}: {name} must be an int >= 1, got {value!r:.80}")
+        try:
+            check_count(name, value)
+        except InputError as error:
+            raise InputError(f"{what}: {error}") from None
 
 
 MAX_PARAMETERS = 1 << 28

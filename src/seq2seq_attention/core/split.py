@@ -4,13 +4,14 @@ import zlib
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from .checks import checked
+from .checks import Call, checked
 from .errors import InputError
 
 Item = TypeVar("Item")
 
 
-def _check_split(items: object, key: object, held_out: int, modulus: int = 100, salt: str = "") -> None:
+def _check_split(call: Call) -> None:
+    held_out, modulus = call.held_out, call.modulus
     if not 0 < held_out < modulus:
         raise InputError(f"held_out must lie in (0, {modulus}), got {held_out}")
 

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from .checks import checked
+from .checks import Call, checked
 from .errors import InputError, echo
 from .tokens import EOS_IDX, PAD_IDX, SOS_IDX, SPECIAL_TOKENS, UNK_IDX
 
@@ -75,7 +75,7 @@ class Vocabulary:
             vocab.word2count[word] = counts[word]
         return vocab
 
-    def check_encode(self, sentence: object, *, add_eos: object = True, unknown: object = "error") -> None:
+    def check_encode(self, call: Call) -> None:
         """`encode`'s check: a non-empty sentence (a string or a list of strings), every word known
         unless ``unknown="unk"``, and `unknown` one of ``"error"``, ``"unk"``.
 
@@ -85,6 +85,7 @@ class Vocabulary:
         Raises:
             InputError: naming the sentence and what is wrong with it.
         """
+        sentence, unknown = call.sentence, call.unknown
         words = sentence.split() if isinstance(sentence, str) else _check_tokens(sentence)
         if not words:
             raise InputError(f"the sentence is empty: {echo(sentence)}")
@@ -120,9 +121,10 @@ class Vocabulary:
 
     # --8<-- [end:encode]
 
-    def _check_decode(self, indices: object, *, stop_at_eos: object = True) -> None:
+    def _check_decode(self, call: Call) -> None:
         """Token indices (a list or a tensor row of ints, not a one-shot iterator: the check reads them
         before `decode` does), each in ``[0, len(self))`` up to the first `<eos>` when stopping there."""
+        indices, stop_at_eos = call.indices, call.stop_at_eos
         if isinstance(indices, Iterator):
             raise InputError(
                 f"indices must be a list of token indices (ints), got {type(indices).__name__}; pass list(...)"

@@ -11,17 +11,21 @@ from torch import nn
 from ..attention.attention import BahdanauAttention
 from ..core.batching import lengths_to_mask
 from ..core.checkpoint import register_task
-from ..core.checks import check_dropout, check_parameter_budget, check_size, check_sizes, check_tokens, checked
+from ..core.checks import (
+    Call,
+    check_dropout,
+    check_parameter_budget,
+    check_size,
+    check_sizes,
+    check_tokens,
+    checked,
+)
 from ..core.errors import InputError, echo
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
 
 CLASSIFIER_KINDS = ("attention", "bilstm", "mean")
 """`attention`: the course notes' model; `bilstm`: the same without attention; `mean`: averaged embeddings."""
-
-
-MAX_SIZE = 1 << 20
-"""The largest size a classifier accepts (a checkpoint cannot ask for more)."""
 
 
 class SentimentClassifier(nn.Module):
@@ -81,7 +85,8 @@ class SentimentClassifier(nn.Module):
         """The vocabulary size the model was built for (checked against a checkpoint's vocabulary)."""
         return {"source": self.embedding.num_embeddings}
 
-    def _check_forward(self, input: object, lengths: object) -> None:
+    def _check_forward(self, call: Call) -> None:
+        input, lengths = call.input, call.lengths
         check_tokens(self, input, lengths, self.embedding.num_embeddings)
 
     @checked("_check_forward")
@@ -159,7 +164,7 @@ def build_classifier(kind: str, vocab_size: int, **options: object) -> Sentiment
         raise InputError(f"unknown classifier kind {echo(kind)}; choose from {list(CLASSIFIER_KINDS)}")
     for name, value in {"vocab_size": vocab_size, **options}.items():
         if name.endswith("_size"):
-            check_size(name, value, MAX_SIZE)
+            check_size(name, value)
     sizes = {"embedding_size": 128, "hidden_size": 64, "attention_size": 64, "dense_size": 20, **options}
     E, H = sizes["embedding_size"], sizes["hidden_size"]
     check_parameter_budget(

@@ -15,6 +15,7 @@ from pathlib import Path
 import torch
 
 from ..core.batching import Batch, collate
+from ..core.checks import check_count
 from ..core.errors import InputError, echo
 from ..core.split import checksum_split
 from ..core.tokens import DROPPED_CATEGORIES, UNK_IDX
@@ -119,8 +120,7 @@ def encode_tokens(vocab: Vocabulary, tokens: Sequence[str]) -> list[int]:
 
 def shuffled_batches(size: int, batch_size: int, generator: torch.Generator | None = None) -> list[list[int]]:
     """Indices ``0..size-1`` cut into batches of `batch_size`, in a random order when a generator is given."""
-    if batch_size < 1:
-        raise InputError(f"batch_size must be at least 1, got {batch_size}")
+    check_count("batch_size", batch_size)
     order = list(range(size)) if generator is None else torch.randperm(size, generator=generator).tolist()
     return [order[start : start + batch_size] for start in range(0, size, batch_size)]
 

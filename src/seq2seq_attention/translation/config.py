@@ -7,11 +7,12 @@ command line builds its options from their fields, so reading them needs no trai
 from dataclasses import dataclass
 
 from ..attention.scores import SCORES
+from ..core.checks import MAX_SIZE
 from ..core.config import check_config, setting
 from ..core.training import SCHEDULES
 from .corpus import EVAL_SPLITS, MAX_WORDS, SPLITS
 from .decoders import DECODERS, choose_score
-from .model import MAX_SIZE, check_architecture
+from .model import check_architecture
 
 BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
 """What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from torch.utils.data import DataLoader, Dataset
 
 from ..core.batching import BucketBatchSampler, collate
-from ..core.checks import checked, is_int
+from ..core.checks import Call, check_count, checked
 from ..core.errors import InputError, echo
 from ..core.split import checksum_split
 from ..core.tokens import DROPPED_CATEGORIES
@@ -55,7 +55,8 @@ class Pair(NamedTuple):
     target: str
 
 
-def _check_text(s: object) -> None:
+def _check_text(call: Call) -> None:
+    s = call.s
     if isinstance(s, bytes | bytearray):
         raise InputError(f"the sentence must be a string, got bytes {echo(s, 60)}; decode it first")
     if not isinstance(s, str):
@@ -158,9 +159,9 @@ def keep_pair(pair: Pair, max_words: int = MAX_WORDS, prefixes: Sequence[str] = 
 # --8<-- [end:filter]
 
 
-def _check_load_options(max_words: object = MAX_WORDS, prefixes: object = ENG_PREFIXES, path: object = None) -> None:
-    if not is_int(max_words) or max_words < 1:
-        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
+def _check_load_options(call: Call) -> None:
+    max_words, prefixes, path = call.max_words, call.prefixes, call.path
+    check_count("max_words", max_words)
     if isinstance(prefixes, str | bytes | Iterator) or not isinstance(prefixes, Iterable):  # read here, then again
         raise InputError(f"prefixes must be a list of strings, got {echo(prefixes, 80)}")
     prefixes = tuple(prefixes)
@@ -217,7 +218,8 @@ def _read_pairs(path: str | Path, max_words: int, prefixes: tuple[str, ...]) -> 
 # --8<-- [end:load_pairs]
 
 
-def _check_split(pairs: object, split: object = "by_english", eval_split: object = "test") -> None:
+def _check_split(call: Call) -> None:
+    pairs, split, eval_split = call.pairs, call.split, call.eval_split
     if not isinstance(split, str) or split not in SPLITS:
         raise InputError(f"split must be one of {', '.join(SPLITS)}, got {echo(split)}")
     if not isinstance(eval_split, str) or eval_split not in EVAL_SPLITS:

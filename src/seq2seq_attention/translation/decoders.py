@@ -20,8 +20,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..attention.attention import Attention
-from ..attention.scores import SCORES, build_attention
+from ..attention.scores import build_attention, check_score_name
 from ..core.checks import (
+    Call,
+    check_count,
     check_indices,
     check_module_device,
     check_module_dtype,
@@ -192,10 +194,9 @@ class StepDecoder(nn.Module):
         return decoder_outputs, state.hidden, attentions
         # --8<-- [end:after_loop]
 
-    def _check_state(
-        self, encoder_outputs: object, encoder_hidden: object, source_mask: object = None
-    ) -> dict[str, int]:
+    def _check_state(self, call: Call) -> dict[str, int]:
         """`init_state`'s arguments; returns the sizes they bind (B, S, H)."""
+        encoder_outputs, encoder_hidden, source_mask = call.encoder_outputs, call.encoder_hidden, call.source_mask
         sizes = check_tensor(
             "encoder_outputs", encoder_outputs, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float"
         )
@@ -210,24 +211,16 @@ class StepDecoder(nn.Module):
         check_module_dtype(self, encoder_hidden, "encoder_hidden")
         return sizes
 
-    def _check_forward(
-        self,
-        encoder_outputs: object,
-        encoder_hidden: object,
-        target_tensor: object = None,
-        source_mask: object = None,
-        max_length: object = MAX_LENGTH,
-        teacher_forcing_ratio: object = 1.0,
-        coin_per_step: object = False,
-    ) -> None:
+    def _check_forward(self, call: Call) -> None:
         """`forward`'s arguments: those of `init_state`, then the target or `max_length`, and the ratio."""
-        sizes = self._check_state(encoder_outputs, encoder_hidden, source_mask)
-        check_loop_arguments(self.output_size, sizes, target_tensor, max_length, teacher_forcing_ratio)
-        if target_tensor is not None:
-            check_same_device(encoder_outputs=encoder_outputs, target_tensor=target_tensor)
+        sizes = self._check_state(call)
+        check_loop_arguments(self.output_size, sizes, call.target_tensor, call.max_length, call.teacher_forcing_ratio)
+        if call.target_tensor is not None:
+            check_same_device(encoder_outputs=call.encoder_outputs, target_tensor=call.target_tensor)
 
-    def _check_step(self, input: object, state: object) -> None:
+    def _check_step(self, call: Call) -> None:
         """`forward_step`'s arguments: (B, 1) token indices and a `DecoderState` that fits this decoder."""
+        input, state = call.input, call.state
         if not isinstance(state, DecoderState):
             raise InputError(f"state must be a DecoderState (made by init_state), got {type(state).__name__}")
         sizes = check_tensor("state.keys", state.keys, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float")
@@ -266,8 +259,8 @@ def check_loop_arguments(
         if target_tensor.size(1) == 0:
             raise InputError("target_tensor must have at least one step, got T=0")
         check_indices("target_tensor", target_tensor, vocab_size)
-    if target_tensor is None and (not isinstance(max_length, int) or max_length < 1):
-        raise InputError(f"max_length must be an int of at least 1, got {echo(max_length)}")
+    if target_tensor is None:
+        check_count("max_length", max_length)
     if not 0.0 <= teacher_forcing_ratio <= 1.0:
         raise InputError(f"teacher_forcing_ratio must lie in [0, 1], got {teacher_forcing_ratio}")
 
@@ -453,8 +446,7 @@ def choose_score(decoder: str, score: str | None) -> str | None:
     allowed = DECODERS[decoder].scores
     if score is None:
         return allowed[0] if allowed else None
-    if not isinstance(score, str) or score not in SCORES:
-        raise InputError(f"unknown score {echo(score)}; expected one of {', '.join(SCORES)}")
+    check_score_name(score)
     if score not in allowed:
         choices = f"one of {', '.join(allowed)}" if allowed else "none (it has no attention)"
         raise InputError(f"score {echo(score)} does not fit the {decoder} decoder; expected {choices}")

@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from ..core.checks import check_sizes, check_tokens, checked
+from ..core.checks import Call, check_sizes, check_tokens, checked
 from ..core.errors import InputError
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
@@ -40,7 +40,8 @@ class EncoderRNN(nn.Module):
         self.gru = nn.GRU(hidden_size, hidden_size // directions, batch_first=True, bidirectional=bidirectional)
         self.dropout = nn.Dropout(dropout_p)
 
-    def _check_forward(self, input: object, lengths: object = None) -> None:
+    def _check_forward(self, call: Call) -> None:
+        input, lengths = call.input, call.lengths
         check_tokens(self, input, lengths, self.embedding.num_embeddings)
 
     @checked("_check_forward")

@@ -11,13 +11,13 @@ import numpy as np
 import sacrebleu
 from sacrebleu.significance import _bootstrap_resample, _compute_p_value  # sacrebleu 2.x (pinned below 3)
 
-from ..core.checks import checked
+from ..core.checks import Call, checked, checks_of
 from ..core.errors import InputError, echo
 from ..core.vocabulary import Vocabularies
 from .corpus import Pair
 from .decoders import MAX_LENGTH
 from .model import Seq2Seq
-from .translator import check_translate, translate
+from .translator import translate
 
 BOOTSTRAP_SAMPLES = 1000
 """Resamples of the held-out sentences for the 95% intervals and the paired test (sacrebleu's,
@@ -57,11 +57,14 @@ def _bleu() -> sacrebleu.metrics.BLEU:
     return sacrebleu.metrics.BLEU(force=True)  # the sentences are tokenised on purpose: no warning
 
 
-def _check_evaluate(model: object, vocabs: object, pairs: object, *, split: object = None, **options: object) -> None:
-    """The pairs, and what `evaluate` hands on to `translate` (`options` unchanged), whose check does not run there."""
-    _check_pairs(pairs)
-    sources = [p.source for p in pairs]
-    check_translate(model, vocabs, sources, max_words=max(len(s.split()) for s in sources), unknown="unk", **options)
+def _check_evaluate(call: Call) -> None:
+    """The pairs, and what `evaluate` hands on to `translate` (the search's numbers unchanged), whose check does not
+    run there."""
+    _check_pairs(call.pairs)
+    sources = [p.source for p in call.pairs]
+    longest = max(len(s.split()) for s in sources)
+    search = {name: call[name] for name in ("max_length", "batch_size", "beam_size", "length_penalty")}
+    checks_of(translate, call.model, call.vocabs, sources, max_words=longest, unknown="unk", **search)
 
 
 @checked(_check_evaluate)
@@ -107,7 +110,7 @@ def evaluate(
 # --8<-- [end:evaluate]
 
 
-@checked(lambda hypotheses, references: _check_sentences(hypotheses, references))
+@checked(lambda call: _check_sentences(call.hypotheses, call.references))
 # --8<-- [start:bootstrap]
 def bootstrap_interval(hypotheses: Sequence[str], references: Sequence[str]) -> tuple[float, float]:
     """The 95% interval of corpus BLEU under resampling of the sentences (2.5th and 97.5th percentile).
@@ -159,7 +162,7 @@ class Comparison:
     significant: bool
 
 
-@checked(lambda baseline, system: _check_comparable(baseline, system))
+@checked(lambda call: _check_comparable(call.baseline, call.system))
 # --8<-- [start:compare]
 def compare(baseline: Evaluation, system: Evaluation) -> Comparison:
     """Paired bootstrap resampling (Koehn 2004, as sacrebleu's `PairedTest` computes it) of two evaluations.

@@ -6,6 +6,7 @@ from torch import nn
 from ..core.batching import lengths_to_mask
 from ..core.checkpoint import register_task
 from ..core.checks import (
+    Call,
     check_dropout,
     check_parameter_budget,
     check_same_device,
@@ -18,9 +19,6 @@ from ..core.errors import InputError, echo
 from .decoders import DECODERS, StepDecoder, check_input_feeding, check_loop_arguments, choose_score
 from .encoder import EncoderRNN, check_bidirectional
 from .search import MAX_LENGTH
-
-MAX_SIZE = 1 << 20
-"""The largest hidden or vocabulary size `build_model` accepts (a checkpoint cannot ask for more)."""
 
 
 class Seq2Seq(nn.Module):
@@ -94,8 +92,9 @@ class Seq2Seq(nn.Module):
 
     # --8<-- [end:forward]
 
-    def _check_encode(self, source: object, lengths: object, source_mask: object = None) -> dict[str, int]:
+    def _check_encode(self, call: Call) -> dict[str, int]:
         """`source` (B, S) and `lengths` (B,) as the encoder reads them, and the mask when given."""
+        source, lengths, source_mask = call.source, call.lengths, call.source_mask
         sizes = check_tensor("source", source, ("B", "S"), dtype="long")
         check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
         check_tokens(self.encoder, source, lengths, self.encoder.embedding.num_embeddings)
@@ -104,45 +103,24 @@ class Seq2Seq(nn.Module):
             check_same_device(source=source, source_mask=source_mask)
         return sizes
 
-    def _check_forward(
-        self,
-        source: object,
-        lengths: object,
-        target: object = None,
-        max_length: object = MAX_LENGTH,
-        teacher_forcing_ratio: object = 1.0,
-        coin_per_step: object = False,
-        source_mask: object = None,
-    ) -> None:
+    def _check_forward(self, call: Call) -> None:
         """`forward`'s arguments: those of `encode`, then what the decoder's loop takes."""
-        sizes = self._check_encode(source, lengths, source_mask)
-        check_loop_arguments(self.decoder.output_size, sizes, target, max_length, teacher_forcing_ratio)
-        if target is not None:
-            check_same_device(source=source, target=target)
+        sizes = self._check_encode(call)
+        check_loop_arguments(self.decoder.output_size, sizes, call.target, call.max_length, call.teacher_forcing_ratio)
+        if call.target is not None:
+            check_same_device(source=call.source, target=call.target)
 
 
-def _check_build(
-    decoder: object,
-    src_vocab_size: object,
-    tgt_vocab_size: object,
-    hidden_size: object = 256,
-    dropout: object = 0.1,
-    score: object = None,
-    *,
-    bidirectional: object = False,
-    tie_embeddings: object = False,
-    input_feeding: object = False,
-) -> None:
+def _check_build(call: Call) -> None:
     """`build_model`'s arguments: the decoder and score first, then each value's type and range, then the rules
     between them (an even H for a bidirectional encoder, input feeding for a feeding decoder)."""
-    choose_score(decoder, score)
-    sizes = {"src_vocab_size": src_vocab_size, "tgt_vocab_size": tgt_vocab_size, "hidden_size": hidden_size}
-    for name, value in sizes.items():
-        check_size(name, value, MAX_SIZE)
-    check_dropout("dropout", dropout)
-    check_architecture(decoder, hidden_size, bidirectional, tie_embeddings, input_feeding)
-    H = hidden_size
-    check_parameter_budget(f"a {decoder} translator", H * (src_vocab_size + 2 * tgt_vocab_size) + 24 * H * H)
+    choose_score(call.decoder, call.score)
+    for name in ("src_vocab_size", "tgt_vocab_size", "hidden_size"):
+        check_size(name, call[name])
+    check_dropout("dropout", call.dropout)
+    check_architecture(call.decoder, call.hidden_size, call.bidirectional, call.tie_embeddings, call.input_feeding)
+    H, S, T = call.hidden_size, call.src_vocab_size, call.tgt_vocab_size
+    check_parameter_budget(f"a {call.decoder} translator", H * (S + 2 * T) + 24 * H * H)
 
 
 @checked(_check_build)
@@ -215,7 +193,7 @@ def check_architecture(
     for name, value in switches.items():
         if not isinstance(value, bool):
             raise InputError(f"{name} must be True or False, got {echo(value)}")
-    check_size("hidden_size", hidden_size, MAX_SIZE)
+    check_size("hidden_size", hidden_size)
     check_bidirectional(hidden_size, bidirectional)
     check_input_feeding(DECODERS[decoder].decoder, input_feeding)
 

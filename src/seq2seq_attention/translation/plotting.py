@@ -14,7 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..core.batching import collate
-from ..core.checks import checked
+from ..core.checks import Call, checked, checks_of
 from ..core.errors import InputError, echo
 from ..core.files import staged_writes
 from ..core.fonts import label
@@ -24,7 +24,7 @@ from .corpus import MAX_WORDS
 from .decoders import MAX_LENGTH
 from .model import Seq2Seq
 from .search import check_steps, greedy_decode
-from .translator import check_prepare, check_translator, prepare_sentences
+from .translator import check_translator, prepare_sentences
 
 
 def _check_words(source_words: object, output_words: object) -> None:
@@ -35,10 +35,9 @@ def _check_words(source_words: object, output_words: object) -> None:
             raise InputError(f"{name} must be a list of strings, got {echo(list(words), 80)}")
 
 
-def _check_plot(
-    weights: object, source_words: object, output_words: object, *, title: object = None, ax: object = None
-) -> None:
+def _check_plot(call: Call) -> None:
     """The weights (T, S) as a tensor or array, and T output words and S source words to label them."""
+    weights, source_words, output_words = call.weights, call.source_words, call.output_words
     _check_words(source_words, output_words)
     matrix = weights.detach().float().cpu().numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights)
     if matrix.ndim != 2:
@@ -120,21 +119,14 @@ def save_figure(figure: Figure, path: str | Path, dpi: int = 120) -> Path:
     return path
 
 
-def _check_sentence_attention(
-    model: object,
-    vocabs: object,
-    sentence: object,
-    *,
-    max_words: object = MAX_WORDS,
-    max_length: object = MAX_LENGTH,
-    unknown: object = "error",
-) -> None:
+def _check_sentence_attention(call: Call) -> None:
     """A translator with attention, its vocabularies, one sentence and the numbers `translate` takes."""
-    check_translator(model, vocabs)
+    model = call.model
+    check_translator(model, call.vocabs)
     if model.decoder.attention is None:
         raise InputError(f"the {type(model.decoder).__name__} decoder has no attention to plot; use an attention model")
-    check_steps(max_length)
-    check_prepare(vocabs, [sentence], max_words, unknown)
+    check_steps(call.max_length)
+    checks_of(prepare_sentences, call.vocabs, [call.sentence], call.max_words, call.unknown)
 
 
 @checked(_check_sentence_attention)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import torch
 
-from ..core.checks import check_tensor, check_tokens, checked, is_int, is_number
+from ..core.checks import Call, check_count, check_tensor, check_tokens, checked, is_number
 from ..core.errors import InputError, echo
 from ..core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 
@@ -23,48 +23,42 @@ if TYPE_CHECKING:  # names for the annotations only: this module runs without th
 MAX_LENGTH = 10
 """Steps decoded without a target (the tutorial's `MAX_LENGTH`: 6 words, punctuation, `<eos>`, slack)."""
 
+MAX_STEPS = 1000
+"""The most steps a search takes (`max_length`); the training sentences have at most 7 tokens."""
+MAX_BEAM = 1000
+"""The most hypotheses a beam search keeps per sentence (`beam_size`)."""
+
+MAX_LENGTH_PENALTY = 100.0
+"""Beam search's alpha lies in [-MAX_LENGTH_PENALTY, MAX_LENGTH_PENALTY]."""
+
 
 def check_length_penalty(length_penalty: object) -> None:
-    """Beam search's alpha: a finite number in [-100, 100]."""
+    """Beam search's alpha: a finite number in [-`MAX_LENGTH_PENALTY`, `MAX_LENGTH_PENALTY`]."""
     if not is_number(length_penalty):
         raise InputError(f"length_penalty must be a number, got {echo(length_penalty)}")
-    if not math.isfinite(length_penalty) or abs(length_penalty) > 100:
-        raise InputError(f"length_penalty must be a finite number in [-100, 100], got {length_penalty}")
+    if not math.isfinite(length_penalty) or abs(length_penalty) > MAX_LENGTH_PENALTY:
+        bound = f"{MAX_LENGTH_PENALTY:g}"
+        raise InputError(f"length_penalty must be a finite number in [-{bound}, {bound}], got {length_penalty}")
 
 
 def check_steps(max_length: object, beam_size: object = 1, length_penalty: object = 1.0) -> None:
-    """A search's numbers: `max_length` in [1, MAX_STEPS], `beam_size` >= 1, a finite `length_penalty`."""
+    """A search's numbers: `max_length` in [1, `MAX_STEPS`], `beam_size` in [1, `MAX_BEAM`], a finite
+    `length_penalty` (the defaults: a greedy search, with nothing to check for a beam)."""
     check_length_penalty(length_penalty)
-    for name, value in (("max_length", max_length), ("beam_size", beam_size)):
-        if not is_int(value) or value < 1:
-            raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
-    if max_length > MAX_STEPS:
-        raise InputError(f"max_length must be at most {MAX_STEPS}, got {max_length}")
+    check_count("max_length", max_length, MAX_STEPS)
+    check_count("beam_size", beam_size, MAX_BEAM)
 
 
-def _check_decode(
-    model: "Seq2Seq",
-    source: object,
-    lengths: object,
-    beam_size: object = 1,
-    max_length: object = None,
-    length_penalty: object = 1.0,
-) -> None:
+def _check_decode(call: Call) -> None:
     """`greedy_decode`'s and `beam_search_decode`'s arguments, with what the encoder reads checked here once."""
+    source, lengths, model, max_length = call.source, call.lengths, call.model, call.max_length
     sizes = check_tensor("source", source, ("B", "S"), dtype="long")
-    check_steps(MAX_LENGTH if max_length is None else max_length, beam_size, length_penalty)
+    beam = {name: call[name] for name in ("beam_size", "length_penalty") if name in call}  # beam search's only
+    check_steps(MAX_LENGTH if max_length is None else max_length, **beam)
     if sizes["B"] == 0:
         raise InputError("source must hold at least one sentence, got B=0")
     check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
     check_tokens(model.encoder, source, lengths, model.encoder.embedding.num_embeddings)
-
-
-def _check_greedy_decode(model: "Seq2Seq", source: object, lengths: object, max_length: object = None) -> None:
-    _check_decode(model, source, lengths, max_length=max_length)
-
-
-MAX_STEPS = 1000
-"""The most steps a search takes (`max_length`); the training sentences have at most 7 tokens."""
 
 
 class Step(Protocol):
@@ -75,7 +69,8 @@ class Step(Protocol):
     ) -> tuple[torch.Tensor, "DecoderState", torch.Tensor | None]: ...
 
 
-def _check_greedy_search(step: Step, state: "DecoderState", max_length: object = None, prefix: object = None) -> None:
+def _check_greedy_search(call: Call) -> None:
+    state, max_length, prefix = call.state, call.max_length, call.prefix
     max_length = MAX_LENGTH if max_length is None else max_length
     check_steps(max_length)
     if prefix is None:
@@ -85,9 +80,8 @@ def _check_greedy_search(step: Step, state: "DecoderState", max_length: object =
         raise InputError(f"prefix must have at most max_length={max_length} words, got P={sizes['P']}")
 
 
-def _check_beam_search(
-    step: Step, state: "DecoderState", beam_size: object = 5, max_length: object = None, length_penalty: object = 1.0
-) -> None:
+def _check_beam_search(call: Call) -> None:
+    beam_size, max_length, length_penalty = call.beam_size, call.max_length, call.length_penalty
     check_steps(MAX_LENGTH if max_length is None else max_length, beam_size, length_penalty)
 
 
@@ -215,7 +209,7 @@ def beam_search(
 # --8<-- [end:beam_search]
 
 
-@checked(_check_greedy_decode)
+@checked(_check_decode)
 # --8<-- [start:greedy]
 @torch.inference_mode()
 def greedy_decode(

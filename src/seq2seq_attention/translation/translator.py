@@ -15,7 +15,7 @@ import torch
 
 from ..core.batching import collate
 from ..core.checkpoint import Checkpoint, load_checkpoint
-from ..core.checks import checked, is_int
+from ..core.checks import Call, check_count, checked, checks_of
 from ..core.config import saved_setting
 from ..core.errors import InputError, echo
 from ..core.tokens import EOS_IDX
@@ -35,12 +35,12 @@ class SentenceError(InputError):
         self.problem = problem
 
 
-def check_prepare(vocabs: object, sentences: object, max_words: object = MAX_WORDS, unknown: object = "error") -> None:
+def check_prepare(call: Call) -> None:
+    vocabs, sentences, max_words, unknown = call.vocabs, call.sentences, call.max_words, call.unknown
     _check_sentence_list(sentences)
     _check_unknown(unknown)
     _check_vocabs(vocabs)
-    if not is_int(max_words) or max_words < 1:
-        raise InputError(f"max_words must be an int of at least 1, got {echo(max_words)}")
+    check_count("max_words", max_words)
 
 
 @checked(check_prepare)
@@ -138,31 +138,18 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
         )
     single_spaced = " ".join(words)
     try:
-        vocabs.source.check_encode(single_spaced, unknown=unknown)  # encode skips its check inside a checked call
+        checks_of(vocabs.source.encode, single_spaced, unknown=unknown)  # encode runs unchecked inside this call
     except InputError as error:
         raise InputError(f"has {error}{_invisible(sentence)}") from None
     return vocabs.source.encode(single_spaced, unknown=unknown)
 
 
-def check_translate(
-    model: object,
-    vocabs: object,
-    sentences: object,
-    *,
-    max_words: object = MAX_WORDS,
-    max_length: object = MAX_LENGTH,
-    unknown: object = "error",
-    batch_size: object = 256,
-    beam_size: object = 1,
-    length_penalty: object = 1.0,
-) -> None:
+def check_translate(call: Call) -> None:
     """Everything `translate` passes on: the model and its vocabularies, the numbers, the sentences."""
-    check_translator(model, vocabs)
-    for name, value in (("beam_size", beam_size), ("batch_size", batch_size)):
-        if not is_int(value) or value < 1:
-            raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
-    check_steps(max_length, beam_size, length_penalty)
-    check_prepare(vocabs, sentences, max_words, unknown)
+    check_translator(call.model, call.vocabs)
+    check_count("batch_size", call.batch_size)
+    check_steps(call.max_length, call.beam_size, call.length_penalty)
+    check_prepare(call)  # the same names: vocabs, sentences, max_words, unknown
 
 
 @checked(check_translate)
