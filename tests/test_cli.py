@@ -162,3 +162,42 @@ def test_translate_reads_stdin(capsys, monkeypatch: pytest.MonkeyPatch):
     code, out, err = run(capsys, "translate")
     assert code == 0, err
     assert len(out.splitlines()) == 2
+
+
+class _Terminal(io.TextIOWrapper):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_translate_at_a_terminal_says_it_reads_standard_input_and_how_to_end_it(capsys, monkeypatch):
+    from seq2seq_attention.cli.translation import STDIN_PROMPT
+
+    monkeypatch.setattr(sys, "stdin", _Terminal(io.BytesIO(b"je suis fatigue .\n"), encoding="utf-8"))
+    code, out, err = run(capsys, "translate")
+    assert code == 0 and out.startswith("i ") and err == STDIN_PROMPT + "\n"
+    assert "standard input" in err and "Ctrl-D" in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"je suis fatigue .\n"), encoding="utf-8"))
+    assert run(capsys, "translate")[2] == ""  # a pipe: nothing said
+
+
+def test_plot_attention_offers_only_models_with_attention_and_titles_them_as_models_does(tmp_path, capsys, monkeypatch):
+    from seq2seq_attention.cli import attention
+    from seq2seq_attention.translation.pretrained import packaged_names
+
+    with pytest.raises(SystemExit):
+        main(["plot-attention", "--help"])
+    choices = capsys.readouterr().out.split("--model {", 1)[1].split("}", 1)[0].split(",")
+    assert choices == list(packaged_names(attention=True)) and "gru" not in choices and "bahdanau-bi" in choices
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plot-attention", "--model", "gru", "je suis fatigue ."])
+    assert exit_info.value.code == 2 and "invalid choice: 'gru'" in capsys.readouterr().err
+    assert "gru" in packaged_names()  # translate still takes it
+    titles = []
+    real = attention.plot_attention
+    monkeypatch.setattr(attention, "plot_attention", lambda *a, **k: titles.append(k["title"]) or real(*a, **k))
+    for name in ("bahdanau", "bahdanau-bi"):
+        code, out, err = run(
+            capsys, "plot-attention", "--model", name, "je suis fatigue .", "-o", str(tmp_path / "a.svg"), "--overwrite"
+        )
+        assert code == 0, err
+    assert [title.split(":")[0] for title in titles] == ["bahdanau", "bahdanau-bi"]

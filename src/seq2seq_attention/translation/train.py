@@ -3,6 +3,7 @@
 The run's settings (`TrainConfig`) live in `config.py`, the loader of a trained translator in `translator.py`.
 """
 
+import contextlib
 import functools
 import math
 import time
@@ -18,6 +19,7 @@ from torch.utils.data import DataLoader
 from ..core.batching import Batch
 from ..core.checkpoint import restore_training_state, save_checkpoint
 from ..core.errors import InputError
+from ..core.files import LOCK_NAME, folder_lock
 from ..core.tokens import PAD_IDX
 from ..core.training import make_optimizer, make_scheduler, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
@@ -273,13 +275,30 @@ def train(
 
     Raises:
         InputError: a bad config, empty data, a checkpoint that does not fit the config, a
-            directory that already holds a checkpoint (without `resume` or `overwrite`), or
-            a directory to resume from that has files but no `checkpoint.json`.
+            directory that already holds a checkpoint (without `resume` or `overwrite`), a
+            directory to resume from that has files but no `checkpoint.json`, or one that another
+            live process is writing (`core.files.folder_lock`, naming that process).
     """
     device = torch.device(device or "cpu")
     directory = Path(checkpoint) if checkpoint is not None else None
     if directory is not None:
         _check_checkpoint_directory(directory, resume, overwrite)
+    writing = folder_lock(directory, "checkpoint", wait=False) if directory is not None else contextlib.nullcontext()
+    with writing:  # one run writes a checkpoint folder at a time: a second one is refused, naming the first
+        return _train(config, pairs, directory, resume, device, progress, log, measure_bleu, keep_training_state)
+
+
+def _train(
+    config: TrainConfig,
+    pairs: Sequence[Pair] | None,
+    directory: Path | None,
+    resume: bool,
+    device: torch.device,
+    progress: bool,
+    log: Callable[[str], None],
+    measure_bleu: bool,
+    keep_training_state: bool,
+) -> TrainResult:
     train_pairs, test_pairs = _split_data(config, pairs, device, log)
     run = _start_run(config, train_pairs, test_pairs, directory if resume else None, device)
     stopped_by_budget = _train_epochs(config, run, directory, device, progress, log)
@@ -460,7 +479,7 @@ def _check_resumable(config: TrainConfig, saved: object, checkpoint: str | Path)
 def _check_checkpoint_directory(directory: Path, resume: bool, overwrite: bool) -> None:
     """Refuse, before anything is written, to lose an existing checkpoint."""
     has_json = (directory / "checkpoint.json").is_file()
-    has_files = directory.is_dir() and any(directory.iterdir())
+    has_files = directory.is_dir() and any(path.name != LOCK_NAME for path in directory.iterdir())
     if resume and has_files and not has_json:
         raise InputError(
             f"cannot resume from {directory}: checkpoint.json is missing but the directory holds other files; "
