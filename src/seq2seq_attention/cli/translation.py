@@ -17,7 +17,6 @@ from ..core.files import EXPORT_NAMES, check_destination, folder_lock, staged_wr
 from ..translation.config import TrainConfig
 from ..translation.corpus import split_lines
 from ..translation.decoders import DECODERS, MAX_LENGTH
-from ..translation.export import export_onnx, export_sentences
 from ..translation.pretrained import DEFAULT_PRETRAINED
 from ..translation.search import MAX_STEPS
 from ..translation.translator import SentenceError, load_translator, prepare_sentences, translate
@@ -270,6 +269,8 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _export_locked(args: argparse.Namespace) -> int:
+    from ..translation.export import export_onnx, export_sentences  # only this command needs the ONNX exporter
+
     check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
     translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), "cpu")
     split = saved_setting(TrainConfig, translator.training, "split", f"checkpoint {translator.path}")
