@@ -26,9 +26,10 @@ COMMANDS = {
 }
 
 PROBE = (
-    "import sys\n"
+    "import contextlib, io, sys\n"
     "from seq2seq_attention.cli import main\n"
-    "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    try:\n        main(['--help'])\n    except SystemExit:\n        pass\n"
     "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'matplotlib')))\n"
 )
 

@@ -30,9 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from site_support import chromium, site_url_path  # noqa: E402
-
-from conftest import _SiteHandler  # noqa: E402  (the test suite's server: the site under its site_url path)
+from site_support import _SiteHandler, chromium, site_url_path  # noqa: E402  (the test suite's server)
 
 READY_JS = """
 const r = document.getElementById("live-translator");
