@@ -200,3 +200,24 @@ def test_plot_attention_offers_only_models_with_attention_and_titles_them_as_mod
         )
         assert code == 0, err
     assert [title.split(":")[0] for title in titles] == ["bahdanau", "bahdanau-bi"]
+
+
+def test_ctrl_c_while_plotting_says_nothing_was_written_and_leaves_the_old_image(tmp_path, capsys, monkeypatch):
+    from matplotlib.figure import Figure
+
+    target = tmp_path / "figures" / "a.png"
+    target.parent.mkdir()
+    target.write_bytes(b"old")
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", interrupt)
+    code, out, err = run(capsys, "plot-attention", "je suis fatigue .", "-o", str(target), "--overwrite")
+    assert (
+        code == 130
+        and err
+        == f"seq2seq-attention plot-attention: interrupted: nothing was written to {target} "
+        "(an image lands whole or not at all)\n"
+    )
+    assert target.read_bytes() == b"old" and sorted(p.name for p in target.parent.iterdir()) == ["a.png"]

@@ -15,6 +15,7 @@ from .options import add_model_options, check_output_file, chosen_checkpoint, po
 
 def run_plot_attention(args: argparse.Namespace) -> int:
     check_output_file(args.output, "--output", (".png", ".svg", ".pdf"))
+    args.interrupted = lambda: f"nothing was written to {args.output} (an image lands whole or not at all)"
     translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), "cpu")
     source_words, output_words, weights = sentence_attention(
         translator.model, translator.vocabs, args.sentence, max_words=translator.max_words, max_length=args.max_length

@@ -71,6 +71,7 @@ def _predict(args: argparse.Namespace) -> int:
 def _figure(args: argparse.Namespace) -> int:
     check_output_file(args.out, "--out", (".png", ".svg", ".pdf"))
     check_destination(args.out, "a file", overwrite=args.overwrite, what="--out")
+    args.interrupted = lambda: f"nothing was written to {args.out} (its files land together or not at all)"
     outputs = [args.out]
     if args.json is not None:
         check_output_file(args.json, "--json", (".json",))

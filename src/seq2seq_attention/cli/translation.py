@@ -174,7 +174,7 @@ def read_stdin() -> list[tuple[int, str]]:
     line ends at ``\n``, ``\r\n`` or a lone ``\r``, and nowhere else (`split_lines`). At a terminal, a
     line on stderr first says that standard input is read and how to end it.
     """
-    if sys.stdin.isatty():
+    if getattr(sys.stdin, "isatty", lambda: False)():
         print(STDIN_PROMPT, file=sys.stderr, flush=True)
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:
