@@ -122,7 +122,8 @@ def test_drop_training_state_keeps_the_weights_only_and_the_message_keeps_the_ru
     code, out, err = train(capsys, checkpoint, "--resume", "--epochs", "3")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "holds the weights only" in err and "--drop-training-state" in err
-    assert f"seq2seq-attention translate --checkpoint {checkpoint}" in err and "another --checkpoint" in err
+    assert f"seq2seq-attention translate --checkpoint {checkpoint}" in err
+    assert f"seq2seq-attention train --init-from {checkpoint} --checkpoint {checkpoint}-more --epochs N" in err
     assert saved(checkpoint) == before
     with pytest.raises(SystemExit) as exit_info:
         main(["train", "--checkpoint", str(checkpoint), "--keep-training-state", "--drop-training-state"])
@@ -182,3 +183,33 @@ def test_a_second_train_into_a_folder_another_train_is_writing_is_refused_naming
     finally:
         first.kill()
         first.wait()
+
+
+def test_init_from_trains_on_from_the_weights_as_a_new_run_with_the_saved_settings(tmp_path, monkeypatch, capsys):
+    """The way on that a weights-only message offers: its command runs; the new run starts from exactly those
+    weights (training is stopped here so the weights come out unchanged), counts its epochs from 1, says where it
+    started, and refuses options that contradict the saved settings."""
+    from seq2seq_attention.translation import train as training
+
+    weights = tmp_path / "weights"
+    assert train(capsys, weights, *TINY, "--epochs", "1", "--label-smoothing", "0.1")[0] == 0
+    assert "training" not in saved(weights)["files"]
+    code, _, err = train(capsys, weights, "--resume", "--epochs", "2")
+    offered = shlex.split(err.split("start a new run from them: ", 1)[1].split(";", 1)[0].replace(" N ", " 2 "))
+    more = Path(offered[offered.index("--checkpoint") + 1])
+    assert more == Path(f"{weights}-more")
+    monkeypatch.setattr(training, "train_epoch", lambda *args, **kwargs: (1.0, 1.0))  # no update: weights kept
+    code = main([*offered[1:], "--no-progress", "--device", "cpu"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    record = saved(more)
+    assert record["training"]["epoch"] == 2 and [h["epoch"] for h in record["training"]["history"]] == [1, 2]
+    assert record["training"]["started_from"] == {"checkpoint": str(weights), "epoch": 1}
+    assert record["training"]["config"]["label_smoothing"] == 0.1 and "training" in record["files"]
+    assert record["files"]["model"]["sha256"] == saved(weights)["files"]["model"]["sha256"]  # the same weights
+    assert main(["train", "--checkpoint", str(more), "--resume", "--epochs", "3", "--no-progress"]) == 0
+    code, _, err = train(capsys, tmp_path / "other", "--init-from", str(weights), "--hidden-size", "16")
+    assert code == 2 and "cannot start from" in err and "--hidden-size 16 (saved: 8)" in err
+    code, _, err = train(capsys, tmp_path / "other", "--init-from", str(weights), "--resume")
+    assert code == 2 and "cannot be combined with --resume" in err
+    assert not (tmp_path / "other").exists()

@@ -48,7 +48,13 @@ def _train_locked(args: argparse.Namespace, device) -> int:
 
     saved = (args.checkpoint / JSON_NAME).is_file()
     resuming = saved and args.resume
-    if resuming:
+    if args.init_from is not None:
+        if args.resume:
+            raise InputError("--init-from starts a new run; it cannot be combined with --resume")
+        if saved and not args.overwrite:
+            raise InputError(f"{args.checkpoint} already holds a checkpoint; {_what_to_do_with(args.checkpoint)}")
+        config = resumed_config(args.init_from, given_settings(TrainConfig, args), new_run=True)
+    elif resuming:
         config = resumed_config(args.checkpoint, given_settings(TrainConfig, args))
     else:
         config = config_from_args(TrainConfig, args)
@@ -65,6 +71,7 @@ def _train_locked(args: argparse.Namespace, device) -> int:
         progress=not args.no_progress,
         log=lambda line: print(line, flush=True),
         keep_training_state=(args.keep_training_state or resuming) and not args.drop_training_state,
+        init_from=args.init_from,
     )
     scores = result.evaluation
     if scores is not None:
@@ -118,27 +125,31 @@ def _weights_only() -> str:
 def _ways_on(directory: Path) -> str:
     """What a user may do with a finished weights-only checkpoint that keeps it."""
     quoted = shlex.quote(str(directory))
+    more = shlex.quote(f"{directory}-more")
     return (
-        f"it stays usable as it is (seq2seq-attention translate --checkpoint {quoted}); to train more, start a new "
-        "run in another --checkpoint (and keep --keep-training-state to resume it later), or replace this one "
-        "(--overwrite)"
+        f"it stays usable as it is (seq2seq-attention translate --checkpoint {quoted}); to train on from its weights, "
+        f"start a new run from them: seq2seq-attention train --init-from {quoted} --checkpoint {more} --epochs N "
+        "--keep-training-state; or replace it (--overwrite)"
     )
 
 
-def resumed_config(directory: Path, given: dict[str, object]) -> TrainConfig:
+def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool = False) -> TrainConfig:
     """The config a run resumed from `directory` trains with: the saved one, with the options that may change
-    (`TrainConfig.RESUMABLE_CHANGES`: epochs, time budget) taken from the command line.
+    (`TrainConfig.RESUMABLE_CHANGES`: epochs, time budget) taken from the command line. With `new_run`, the
+    config of a new run that starts from the weights saved in `directory` (`--init-from`): the same rule, and
+    its epochs count from 1 (the weights only are needed).
 
     Raises:
         InputError: the checkpoint cannot be resumed (weights only, or all its epochs done), or an option
             contradicts its saved config (named, with both values).
     """
+    verb = "start from" if new_run else "resume from"
     training, resumable = _training_state(directory)
-    if not resumable:
+    if not resumable and not new_run:
         raise InputError(f"cannot resume from {directory}: {_weights_only()}; {_ways_on(directory)}")
     where = f"checkpoint {directory}"
     if not isinstance(training.get("config"), dict):
-        raise InputError(f"cannot resume from {directory}: it holds no training config")
+        raise InputError(f"cannot {verb} {directory}: it holds no training config")
     values = {}
     for field in dataclasses.fields(TrainConfig):
         if field.name in training["config"]:
@@ -152,13 +163,13 @@ def resumed_config(directory: Path, given: dict[str, object]) -> TrainConfig:
     ]
     if contradictions:
         raise InputError(
-            f"cannot resume from {directory}: {'; '.join(contradictions)} contradict its saved config; "
-            "leave them out to resume with the saved settings (only "
+            f"cannot {verb} {directory}: {'; '.join(contradictions)} contradict its saved config; "
+            "leave them out to train with the saved settings (only "
             f"{', '.join('--' + n.replace('_', '-') for n in TrainConfig.RESUMABLE_CHANGES)} may change)"
         )
     config = TrainConfig(**{**values, **given})
     finished = int(training.get("epoch", 0))
-    if finished >= config.epochs:
+    if not new_run and finished >= config.epochs:
         raise InputError(
             f"nothing to resume in {directory}: it finished {finished} of {config.epochs} epochs; "
             f"ask for more (--epochs {finished + 1} or more)"
@@ -328,6 +339,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     train_parser.add_argument(
         "--overwrite", action="store_true", help="replace a checkpoint that --checkpoint already holds"
+    )
+    train_parser.add_argument(
+        "--init-from",
+        type=Path,
+        default=None,
+        metavar="CHECKPOINT",
+        help=(
+            "start a new run (epochs from 1, a fresh optimizer) from the weights and vocabularies of this checkpoint, "
+            "with its saved settings (only --epochs, --time-budget and --budget-clock may change): how a checkpoint "
+            "that kept its weights only trains on"
+        ),
     )
     state = train_parser.add_mutually_exclusive_group()
     state.add_argument(
