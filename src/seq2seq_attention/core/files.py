@@ -15,7 +15,6 @@ holds, naming it; a single save waits for the lock, so two writers leave the las
 """
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -28,6 +27,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .errors import InputError
+
+try:
+    import fcntl
+except ImportError:  # Windows: a lock on the file's first byte instead of flock
+    fcntl = None
+    import msvcrt
 
 LOCK_NAME = ".seq2seq-attention.lock"
 """The file a folder's writer holds locked (`folder_lock`), with its process id; removed when it lets go."""
@@ -281,8 +286,7 @@ def folder_lock(directory: Path, what: str, *, wait: bool) -> Iterator[Path]:
             finally:
                 held[1] -= 1
                 if held[1] == 0:
-                    (directory / LOCK_NAME).unlink(missing_ok=True)  # before letting go: a waiter retries
-                    os.close(held[0])
+                    _release(directory / LOCK_NAME, held[0])
                     held[0] = None
     finally:
         for folder in created:  # a failed write leaves no folder it made (deepest first, only if empty)
@@ -294,9 +298,7 @@ def _acquire(lock_file: Path, what: str, directory: Path, wait: bool) -> int:
     deadline = time.monotonic() + LOCK_WAIT
     while True:
         handle = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _try_lock(handle):
             os.close(handle)
             if not wait or time.monotonic() > deadline:
                 waited = "" if not wait else f" (waited {LOCK_WAIT:.0f} s)"
@@ -314,6 +316,34 @@ def _acquire(lock_file: Path, what: str, directory: Path, wait: bool) -> int:
             os.close(handle)
             continue
         command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:2]]) if sys.argv and sys.argv[0] else "python"
+        os.lseek(handle, 0, os.SEEK_SET)
         os.ftruncate(handle, 0)
         os.write(handle, f"pid {os.getpid()}, {command}\n".encode())
         return handle
+
+
+def _try_lock(handle: int) -> bool:
+    """Take the lock of an open lock file without waiting; False when another process holds it."""
+    if fcntl is not None:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+    try:
+        msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+    except OSError:
+        return False
+    return True
+
+
+def _release(lock_file: Path, handle: int) -> None:
+    """Remove the lock file, then let go (a waiter that held the old file sees it gone and tries again); Windows
+    cannot remove an open file, so there the lock goes first."""
+    if fcntl is not None:
+        lock_file.unlink(missing_ok=True)
+        os.close(handle)
+        return
+    os.close(handle)
+    with contextlib.suppress(OSError):
+        lock_file.unlink()
