@@ -194,7 +194,7 @@ with folder_lock(Path(sys.argv[1]), "test", wait=False):
 """
 
 
-def test_a_folder_held_by_a_live_process_is_refused_by_name_and_freed_when_it_dies(tmp_path: Path):
+def test_a_folder_held_by_a_live_process_is_refused_by_name_and_freed_when_it_dies(tmp_path: Path, capsys):
     import subprocess
     import sys
 
@@ -209,6 +209,12 @@ def test_a_folder_held_by_a_live_process_is_refused_by_name_and_freed_when_it_di
                 pass
         with files.folder_lock(folder / "elsewhere", "--out", wait=False):  # another folder: free
             pass
+        from seq2seq_attention.cli import main
+
+        for command in (["export-onnx", "--out", str(folder)], ["sentiment-train", "--out", str(folder)]):
+            assert main(command) == 2, command  # every writer of a folder follows the rule
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and f"is being written by another process (pid {holder.pid}" in err, err
     finally:
         holder.kill()  # killed, not released: the system frees its lock
         holder.wait()
