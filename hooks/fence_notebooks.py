@@ -60,30 +60,84 @@ def _imported_modules(code: str) -> set[str]:
 
 
 def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str | None) -> str:
-    """The first cell: what it installs (only what is missing), said in its comments and printed."""
+    """The first cell: what it installs (only what is missing), said in its comments and printed; then it checks
+    that the package imports, and shows in the notebook every matplotlib figure a later cell leaves in a name.
+
+    The package comes from the repository's address when the build knows it (``pip install git+URL``),
+    else from the checkout the notebook lies in (``pip install -e`` of the folder above it that holds the
+    package's pyproject.toml: a downloaded site built in the repository); with neither, the cell stops with
+    the exact commands to run.
+    """
     brought = _package_modules(root)
     others = sorted(set().union(*(_imported_modules(fence.code) for fence in fences)) - brought)
     source = f"git+{repo_url.rstrip('/')}" if repo_url else None
     lines = ["# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):"]
+    dependencies = ", ".join(sorted(brought - {PACKAGE}))
     if source:
-        dependencies = ", ".join(sorted(brought - {PACKAGE}))
         lines.append(f"# - {PACKAGE}: 패키지 seq2seq-attention을 {source} 에서 (의존성 {dependencies} 중 없는 것 포함)")
     else:
-        lines.append(f"# - {PACKAGE}: 설치하지 않습니다. 저장소를 받은 폴더에서 `pip install -e .`로 먼저 설치하세요.")
+        lines.append(
+            f"# - {PACKAGE}: 이 노트북이 든 저장소 폴더에서 `pip install -e 저장소`로"
+            f" (의존성 {dependencies} 중 없는 것 포함)"
+        )
     lines += [f"# - {module}: 이 페이지의 코드가 씁니다" for module in others]
+    lines.append("# 그다음 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다.")
     needed = {PACKAGE: source, **{module: module for module in others}}
+    how = (
+        f"{PACKAGE}이 없습니다. 저장소를 받아 그 폴더에서 설치한 다음 이 셀을 다시 실행하세요: "
+        "git clone <저장소 주소> seq2seq-attention && pip install -e ./seq2seq-attention"
+    )
     lines += [
+        "import importlib",
         "import importlib.util",
         "import subprocess",
         "import sys",
+        "from pathlib import Path",
         "",
         f"NEEDED = {needed!r}",
         "missing = [module for module in NEEDED if importlib.util.find_spec(module) is None]",
-        "if any(NEEDED[module] is None for module in missing):",
-        f'    raise ModuleNotFoundError("{PACKAGE}이 없습니다: 저장소 폴더에서 `pip install -e .`로 설치하세요")',
+        f"if {PACKAGE!r} in missing and NEEDED[{PACKAGE!r}] is None:  # 주소를 모르면: 이 노트북이 든 저장소에서",
+        "    checkouts = [",
+        "        folder for folder in [Path.cwd(), *Path.cwd().parents]",
+        "        if (folder / 'pyproject.toml').is_file()",
+        "        and 'name = \"seq2seq-attention\"' in (folder / 'pyproject.toml').read_text(errors='replace')",
+        "    ]",
+        "    if not checkouts:",
+        f"        raise ModuleNotFoundError({how!r})",
+        f'    NEEDED[{PACKAGE!r}] = f"-e {{checkouts[0]}}"',
         "if missing:",
-        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *[NEEDED[m] for m in missing]], check=True)',
+        '    command = [sys.executable, "-m", "pip", "install", "-q"]',
+        "    for module in missing:",
+        "        command += NEEDED[module].split(' ', 1)  # '-e 폴더' is two words",
+        "    subprocess.run(command, check=True)",
+        "    importlib.invalidate_caches()",
+        f"package = importlib.import_module({PACKAGE!r})  # 설치를 확인합니다",
         'print("설치함:", ", ".join(missing) if missing else "없음 (필요한 모듈을 모두 이미 import할 수 있습니다)")',
+        f'print("{PACKAGE}", package.__version__)',
+        "",
+        "try:  # Jupyter에서: 셀이 끝날 때, 이름에 남은 새 그림을 PNG로 보여 줍니다",
+        "    from IPython import get_ipython",
+        "    from IPython.display import Image, display",
+        "except ImportError:",
+        "    get_ipython = lambda: None  # noqa: E731",
+        "",
+        "",
+        "def _show_new_figures(result, shown=set()):  # noqa: B006",
+        "    from io import BytesIO",
+        "",
+        "    figure_type = getattr(sys.modules.get('matplotlib.figure'), 'Figure', None)",
+        "    if figure_type is None:",
+        "        return",
+        "    for value in list(get_ipython().user_ns.values()):",
+        "        if isinstance(value, figure_type) and id(value) not in shown:",
+        "            shown.add(id(value))",
+        "            png = BytesIO()",
+        '            value.savefig(png, format="png")',
+        "            display(Image(data=png.getvalue()))",
+        "",
+        "",
+        "if get_ipython() is not None:",
+        '    get_ipython().events.register("post_run_cell", _show_new_figures)',
     ]
     return "\n".join(lines)
 

@@ -162,3 +162,62 @@ def test_translate_reads_stdin(capsys, monkeypatch: pytest.MonkeyPatch):
     code, out, err = run(capsys, "translate")
     assert code == 0, err
     assert len(out.splitlines()) == 2
+
+
+class _Terminal(io.TextIOWrapper):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_translate_at_a_terminal_says_it_reads_standard_input_and_how_to_end_it(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", _Terminal(io.BytesIO(b"je suis fatigue .\n"), encoding="utf-8"))
+    code, out, err = run(capsys, "translate")
+    assert code == 0 and out.startswith("i ") and err.count("\n") == 1
+    assert "reading French sentences from standard input, one per line" in err and "end with Ctrl-D" in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"je suis fatigue .\n"), encoding="utf-8"))
+    assert run(capsys, "translate")[2] == ""  # a pipe: nothing said
+
+
+def test_plot_attention_offers_only_models_with_attention_and_titles_them_as_models_does(tmp_path, capsys, monkeypatch):
+    from matplotlib.axes import Axes
+
+    from seq2seq_attention.translation.pretrained import packaged_names
+
+    with pytest.raises(SystemExit):
+        main(["plot-attention", "--help"])
+    choices = capsys.readouterr().out.split("--model {", 1)[1].split("}", 1)[0].split(",")
+    assert choices == list(packaged_names(attention=True)) and "gru" not in choices and "bahdanau-bi" in choices
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plot-attention", "--model", "gru", "je suis fatigue ."])
+    assert exit_info.value.code == 2 and "invalid choice: 'gru'" in capsys.readouterr().err
+    assert "gru" in packaged_names()  # translate still takes it
+    titles = []
+    real = Axes.set_title
+    monkeypatch.setattr(Axes, "set_title", lambda self, title, **k: titles.append(title) or real(self, title, **k))
+    for name in ("bahdanau", "bahdanau-bi"):
+        code, out, err = run(
+            capsys, "plot-attention", "--model", name, "je suis fatigue .", "-o", str(tmp_path / "a.svg"), "--overwrite"
+        )
+        assert code == 0, err
+    assert [title.split(":")[0] for title in titles] == ["bahdanau", "bahdanau-bi"]
+
+
+def test_ctrl_c_while_plotting_says_nothing_was_written_and_leaves_the_old_image(tmp_path, capsys, monkeypatch):
+    from matplotlib.figure import Figure
+
+    target = tmp_path / "figures" / "a.png"
+    target.parent.mkdir()
+    target.write_bytes(b"old")
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", interrupt)
+    code, out, err = run(capsys, "plot-attention", "je suis fatigue .", "-o", str(target), "--overwrite")
+    assert (
+        code == 130
+        and err
+        == f"seq2seq-attention plot-attention: interrupted: nothing was written to {target} "
+        "(an image lands whole or not at all)\n"
+    )
+    assert target.read_bytes() == b"old" and sorted(p.name for p in target.parent.iterdir()) == ["a.png"]

@@ -38,8 +38,6 @@ CASES = {
     "plot-output-under-a-file": ["plot-attention", "je suis la .", "--output", "{tmp}/file/x.png"],
     "plot-output-suffix": ["plot-attention", "je suis la .", "--output", "{tmp}/x.jpg"],
     "translate-checkpoint-is-a-file": ["translate", "--checkpoint", "{tmp}/file", "je suis la ."],
-    "plot-output-missing-folder": ["plot-attention", "je suis la .", "--output", "{tmp}/missing/a.png"],
-    "figure-out-missing-folder": ["sentiment-attention-figure", "--checkpoint", "{tmp}", "--out", "{tmp}/no/a.png"],
     "translate-model-and-checkpoint": ["translate", "--model", "gru", "--checkpoint", "{tmp}", "je suis la ."],
     "translate-unknown-model": ["translate", "--model", "transformer", "je suis la ."],
     "train-resume-nothing-to-resume-from-a-file": ["train", "--checkpoint", "{tmp}/file", "--resume"],

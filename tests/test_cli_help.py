@@ -78,9 +78,16 @@ def test_both_trainers_train_on_one_thread_by_default_and_say_why(capsys, monkey
     assert helps[0] == helps[1] and "(default: 1" in helps[0] and "measured" in helps[0], helps
 
 
-def test_plot_attention_refuses_a_missing_folder_and_creates_nothing(tmp_path, capsys):
+def test_one_rule_for_missing_folders_every_writer_creates_them_and_a_failure_leaves_none(tmp_path, capsys):
+    """`plot-attention` and `train` alike create the folders they write into, and remove them when they fail."""
     target = tmp_path / "missing" / "dir" / "a.png"
-    assert main(["plot-attention", "je suis fatigue .", "-o", str(target)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "does not exist; create it first" in err and str(target.parent) in err
-    assert not (tmp_path / "missing").exists()
+    assert main(["plot-attention", "je suis un xylophoniste .", "-o", str(target)]) == 2  # refused sentence
+    assert "xylophoniste" in capsys.readouterr().err and not (tmp_path / "missing").exists()
+    assert main(["plot-attention", "je suis fatigue .", "-o", str(target)]) == 0
+    assert target.is_file() and str(target) in capsys.readouterr().out
+    checkpoint = tmp_path / "nodir" / "x" / "mine"
+    assert main(["train", "--checkpoint", str(checkpoint), "--max-words", "1", "--no-progress"]) == 2  # no pairs
+    assert "no training pairs" in capsys.readouterr().err and not (tmp_path / "nodir").exists()
+    for command in ("plot-attention", "train", "sentiment-attention-figure", "export-onnx", "sentiment-train"):
+        text = " ".join(help_of(capsys, command).split())
+        assert "existing folder" not in text and "create it first" not in text, command

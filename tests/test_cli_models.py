@@ -2,13 +2,22 @@
 own records, and `python -m seq2seq_attention`."""
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from seq2seq_attention.cli import main
-from seq2seq_attention.translation.pretrained import DEFAULT_PRETRAINED, PRETRAINED_DIR, packaged_names
+from seq2seq_attention.translation.pretrained import (
+    DEFAULT_PRETRAINED,
+    PRETRAINED_DIR,
+    packaged_max_words,
+    packaged_names,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -60,8 +69,9 @@ def test_model_and_checkpoint_exclude_each_other_and_an_unknown_name_lists_the_c
 
 def test_models_lists_each_model_with_the_bleu_its_checkpoint_records(capsys):
     assert main(["models"]) == 0
-    header, *rows = capsys.readouterr().out.splitlines()
-    assert header.split()[:3] == ["model", "what", "it"] and "BLEU" in header
+    table, limits = capsys.readouterr().out.split("\n\n")
+    header, *rows = table.splitlines()
+    assert header.split()[:3] == ["model", "what", "it"] and "BLEU" in header and "longest sentence" in header
     assert len(rows) == len(packaged_names())
     for name, row in zip(packaged_names(), rows, strict=True):
         record = json.loads((PRETRAINED_DIR / name / "checkpoint.json").read_text(encoding="utf-8"))
@@ -72,3 +82,29 @@ def test_models_lists_each_model_with_the_bleu_its_checkpoint_records(capsys):
         assert f"H={config['hidden_size']}" in row and f"{evaluation['pairs']} pairs" in row
         assert ("no attention" in row) is (config["decoder"] == "gru")
         assert ("bidirectional" in row) is bool(config.get("bidirectional"))
+        assert row.endswith(f"{record['training']['config']['max_words']} words")
+    assert limits.startswith(f"The packaged models take sentences of at most {packaged_max_words()} words")
+
+
+def test_the_limits_are_said_in_models_translate_help_and_readme_and_their_examples_translate(capsys):
+    """`models`, `translate --help` and README say what the packaged models take, with the limit their records hold;
+    the two examples they give translate with every packaged model, and a longer sentence is still refused."""
+    longest = packaged_max_words()
+    assert main(["models"]) == 0
+    limits = " ".join(capsys.readouterr().out.split("\n\n")[1].split())
+    examples = re.findall(r"'([^']+)'", limits.split("Two that work:", 1)[1])
+    assert len(examples) == 2
+    with pytest.raises(SystemExit):
+        main(["translate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert limits in help_text  # the same paragraph
+    assert f"at most {longest} words, punctuation counted" in limits and "no questions" in limits
+    assert f"at most {longest} words, punctuation counted" in readme and "no questions" in readme
+    assert all(f"`{example}`" in readme for example in examples)
+    for name in packaged_names():
+        assert main(["translate", "--model", name, *examples]) == 0
+        assert all(line.strip() for line in capsys.readouterr().out.splitlines())
+    too_long = "je suis " + " ".join(["tres"] * (longest - 2)) + " ."
+    assert main(["translate", too_long]) == 2
+    assert f"the model was trained on at most {longest}" in capsys.readouterr().err

@@ -245,7 +245,8 @@ def test_compare_and_evaluate_refuse_what_is_not_theirs():
 
 LINE_BREAKS = sorted(c for c in map(chr, range(sys.maxunicode + 1)) if len(f"a{c}b".splitlines()) == 2)
 """Every character `str.splitlines` breaks at: \\n, \\r, VT, FF, FS, GS, RS, NEL, LS, PS."""
-INSIDE = [c for c in LINE_BREAKS if c != "\n"]
+INSIDE = [c for c in LINE_BREAKS if c not in "\n\r"]
+"""The separators that stay inside a line: all but \\n and \\r (a lone \\r ends a line, as in old Mac files)."""
 
 
 def test_the_separator_table_is_the_whole_class():
@@ -254,16 +255,32 @@ def test_the_separator_table_is_the_whole_class():
 
 @settings(max_examples=60, deadline=None)
 @given(
-    lines=st.lists(st.text(st.characters(blacklist_characters="\n"), max_size=12), min_size=1, max_size=5),
-    crlf=st.booleans(),
+    lines=st.lists(st.text(st.characters(blacklist_characters="\n\r"), max_size=12), min_size=1, max_size=5),
+    end=st.sampled_from(["\n", "\r\n", "\r"]),  # one kind per text: "\r" then an empty "\n" line reads as "\r\n"
     last_newline=st.booleans(),
 )
-def test_a_line_ends_at_newline_only(lines, crlf, last_newline):
-    lines = [line.removesuffix("\r") for line in lines]
-    end = "\r\n" if crlf else "\n"
+def test_a_line_ends_at_newline_crlf_or_a_lone_cr_only(lines, end, last_newline):
     text = end.join(lines) + (end if last_newline else "")
     expected = lines if last_newline or lines[-1] else lines[:-1]  # "a\n" is one line, with or without a last ""
     assert split_lines(text) == expected
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"], ids=["lone CR", "CRLF", "LF"])
+def test_old_mac_line_ends_translate_line_by_line_and_refusals_keep_their_line_number(end, capsys, monkeypatch):
+    text = end.join(["je suis fatigue .", "il est grand .", "je suis un xylophoniste .", "", "nous sommes en retard ."])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((text + end).encode("utf-8")), encoding="utf-8"))
+    code = main(["translate"])
+    out, err = capsys.readouterr()
+    lines = out.split("\n")
+    assert code == 2 and len(lines) == 6 and lines[5] == "", out  # five output lines, one per input line
+    assert lines[0].startswith("i ") and lines[1].startswith("he ") and lines[2:4] == ["", ""] and lines[4]
+    assert err.count("\n") == 1 and "line 3 of standard input" in err and "xylophoniste" in err
+
+
+def test_translate_help_says_which_line_ends_it_reads(capsys):
+    with pytest.raises(SystemExit):
+        main(["translate", "--help"])
+    assert "(a line ends at \\n, \\r\\n or a lone \\r)" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize("separator", INSIDE, ids=[unicodedata.name(c, f"U+{ord(c):04X}") for c in INSIDE])

@@ -6,6 +6,7 @@ shows how prose, excerpts, blocks and fences become cells.
 """
 
 import json
+import re
 
 import fence_notebooks
 import fence_record
@@ -16,6 +17,13 @@ from site_support import ROOT, BuiltSite
 from support import notebook_run
 
 PAGES = sorted(fence_runs.pages_with_fences(ROOT / "docs"))
+DRAWS = re.compile(r"\bplot_attention\(|\bFigure\(|\bplt\.|\w+_figure\(")
+"""Code that makes a matplotlib figure."""
+DRAWING = sorted(
+    page
+    for page, fences in fence_runs.pages_with_fences(ROOT / "docs").items()
+    if any(DRAWS.search(fence.code) for fence in fences)
+)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -30,6 +38,42 @@ def test_the_page_s_notebook_runs_top_to_bottom(built_site: BuiltSite, executed_
     assert installed.startswith("설치함: 없음"), f"the first cell installed something: {installed!r}"
     errors = [json.dumps(output)[:500] for cell in code for output in cell.outputs if output.output_type == "error"]
     assert not errors
+
+
+def test_the_pages_that_draw_are_found():
+    assert "attention/heatmaps.md" in DRAWING
+
+
+@pytest.mark.parametrize("page", DRAWING)
+def test_a_cell_that_draws_shows_its_figure_in_the_notebook(built_site: BuiltSite, executed_notebooks, page: str):
+    """The first cell shows, as a PNG under the cell, each matplotlib figure a cell leaves in a name."""
+    book, failed = notebook_run(executed_notebooks, page)
+    assert not failed, failed
+    drawing = [cell for cell in book.cells if cell.cell_type == "code" and DRAWS.search(cell.source)]
+    assert drawing
+    for cell in drawing:
+        images = [output for output in cell.outputs if "image/png" in output.get("data", {})]
+        assert len(images) >= 1, f"no image under the cell that draws: {cell.source[:200]!r}"
+    install = book.cells[0]
+    assert "seq2seq_attention 0." in "".join(output.get("text", "") for output in install.outputs)  # import checked
+
+
+def test_the_first_cell_installs_from_the_checkout_without_an_address_or_says_how(tmp_path, monkeypatch):
+    """Without the repository's address the first cell installs the checkout the notebook lies in (`pip install
+    -e`), and outside any checkout it stops with the commands to run."""
+    import subprocess
+
+    source = fence_notebooks.install_cell((), ROOT, None)
+    assert "NEEDED = {'seq2seq_attention': None}" in source and "pip install -e ./seq2seq-attention" in source
+    code = compile(source.replace("importlib.util.find_spec(module) is None", "True"), "cell", "exec")  # none there
+    commands = []
+    monkeypatch.setattr(subprocess, "run", lambda command, check: commands.append(command))
+    monkeypatch.chdir(ROOT / "docs")  # inside the checkout: installs it
+    exec(code, {"__name__": "cell"})
+    assert commands and commands[-1][-2:] == ["-e", str(ROOT)], commands
+    monkeypatch.chdir(tmp_path)  # outside any checkout: the exact commands
+    with pytest.raises(ModuleNotFoundError, match="git clone .* && pip install -e ./seq2seq-attention"):
+        exec(code, {"__name__": "cell"})
 
 
 PAGE = """# Title { #top }

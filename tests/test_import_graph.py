@@ -167,3 +167,53 @@ def test_load_translator_is_exported_at_the_top():
     from seq2seq_attention.translation.translator import load_translator as defined
 
     assert load_translator is defined and Translator.__module__ == f"{PACKAGE}.translation.translator"
+
+
+AT_ONCE = [["--help"], ["--version"], ["models"], ["models", "--help"], ["tarnslate", "x"], []]
+"""What answers without torch or matplotlib: the top-level help, the version, the models list, a mistyped command."""
+
+
+@pytest.mark.parametrize("command", AT_ONCE, ids=lambda c: " ".join(c) or "nothing")
+def test_help_version_models_and_a_mistyped_command_import_neither_torch_nor_matplotlib(tmp_path, command):
+    code = (
+        "import sys\n"
+        "from seq2seq_attention.cli import main\n"
+        f"try:\n    code = main({command!r})\nexcept SystemExit as stop:\n    code = stop.code\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'matplotlib', 'numpy'))\n"
+        "print('CODE', code, 'HEAVY', heavy)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    expected = 2 if command in ([], ["tarnslate", "x"]) else 0
+    assert f"CODE {expected} HEAVY []" in result.stdout, result.stdout + result.stderr
+    if command == ["models"]:
+        assert "bahdanau (default)" in result.stdout
+    if command and command[0] == "tarnslate":
+        assert "invalid choice: 'tarnslate'" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_importing_the_package_loads_its_names_on_first_use(tmp_path):
+    code = (
+        "import sys\n"
+        "import seq2seq_attention\n"
+        "before = 'torch' in sys.modules\n"
+        "translate = seq2seq_attention.translate\n"
+        "print('BEFORE', before, 'AFTER', 'torch' in sys.modules, translate.__module__)\n"
+        "try:\n    seq2seq_attention.nothing_here\nexcept AttributeError as error:\n    print('MISSING', error)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert f"BEFORE False AFTER True {PACKAGE}.translation.translator" in result.stdout, result.stdout + result.stderr
+    assert "has no attribute 'nothing_here'" in result.stdout

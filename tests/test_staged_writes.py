@@ -130,3 +130,95 @@ def test_distinct_destinations_all_land(tmp_path_factory, names):
         for path, name in zip(staged, names, strict=True):
             path.write_text(name)
     assert all((root / n).read_text() == n for n in names) and no_staging(root)
+
+
+# Concurrent writers of one folder (core.files.folder_lock) ------------------------------------------------------
+
+SAVE_LOOP = """
+import sys
+import torch
+from seq2seq_attention import build_model, save_checkpoint
+from seq2seq_attention.translation.corpus import Pair, build_vocabularies
+
+writer, count, folder = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+vocabs = build_vocabularies([Pair("je suis la .", "i am here ."), Pair("il est grand .", "he is tall .")])
+torch.manual_seed(writer)
+model = build_model("bahdanau", len(vocabs.source), len(vocabs.target), hidden_size=4 + writer)
+print("READY", flush=True)
+sys.stdin.readline()  # both writers start together
+for i in range(count):
+    save_checkpoint(folder, model, vocabs, training={"epoch": i, "writer": writer})
+print("DONE", flush=True)
+"""
+
+
+def test_two_processes_saving_into_one_folder_leave_the_last_checkpoint_whole(tmp_path: Path):
+    import subprocess
+    import sys
+
+    from seq2seq_attention.core.checkpoint import load_checkpoint
+
+    folder, count = tmp_path / "run", 25
+    for round_ in range(2):
+        writers = [
+            subprocess.Popen(
+                [sys.executable, "-c", SAVE_LOOP, str(writer), str(count), str(folder)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for writer in (1, 2)
+        ]
+        for process in writers:
+            assert process.stdout.readline().strip() == "READY", process.stderr.read()
+        for process in writers:
+            process.stdin.write("go\n")
+            process.stdin.flush()
+        for process in writers:
+            out, err = process.communicate(timeout=600)
+            assert process.returncode == 0 and "DONE" in out, err
+        loaded = load_checkpoint(folder)  # whole: the weights file its JSON names, with that file's hash
+        assert loaded.training["epoch"] == count - 1 and loaded.training["writer"] in (1, 2), round_
+        assert loaded.model.config["hidden_size"] == 4 + loaded.training["writer"]
+        assert sorted(p.name.split("-")[0] for p in folder.iterdir()) == ["checkpoint.json", "model"]
+
+
+HOLD = """
+import sys
+from pathlib import Path
+from seq2seq_attention.core.files import folder_lock
+with folder_lock(Path(sys.argv[1]), "test", wait=False):
+    print("HELD", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_folder_held_by_a_live_process_is_refused_by_name_and_freed_when_it_dies(tmp_path: Path, capsys):
+    import subprocess
+    import sys
+
+    folder = tmp_path / "out"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == b"HELD"
+        with pytest.raises(
+            InputError, match=rf"--out '{folder}' is being written by another process \(pid {holder.pid}"
+        ):
+            with files.folder_lock(folder, "--out", wait=False):
+                pass
+        with files.folder_lock(folder / "elsewhere", "--out", wait=False):  # another folder: free
+            pass
+        from seq2seq_attention.cli import main
+
+        for command in (["export-onnx", "--out", str(folder)], ["sentiment-train", "--out", str(folder)]):
+            assert main(command) == 2, command  # every writer of a folder follows the rule
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and f"is being written by another process (pid {holder.pid}" in err, err
+    finally:
+        holder.kill()  # killed, not released: the system frees its lock
+        holder.wait()
+    with files.folder_lock(folder, "--out", wait=False):
+        with files.folder_lock(folder, "--out", wait=False):  # the holder may take it again (a train that saves)
+            assert (folder / files.LOCK_NAME).is_file()
+    assert not (folder / files.LOCK_NAME).exists()

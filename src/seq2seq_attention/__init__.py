@@ -10,45 +10,85 @@ The package is laid out by concern:
 * `sentiment`: the labelled sentences and the BiLSTM + attention classifier;
 * `cli`: the command line (argument parsing only; nothing imports it).
 
-The names below are the ones the pages import; they stay here when modules move.
+The names below are the ones the pages import; they stay here when modules move. They are loaded on
+first use (PEP 562), all together: `import seq2seq_attention` alone, and the command line's `--help`,
+`--version` and `models`, import neither torch nor matplotlib.
 """
+
+import importlib
 
 __version__ = "0.2.0"
 
-from .attention import (
-    SCORES,
-    Attention,
-    BahdanauAttention,
-    DotAttention,
-    GeneralAttention,
-    ScaledDotAttention,
-    attend,
-    build_attention,
-    dot_score,
-    masked_softmax,
-    scaled_dot_score,
-)
-from .core.batching import Batch, collate, lengths_to_mask
-from .core.checkpoint import load_checkpoint, save_checkpoint
-from .core.device import pick_device
-from .core.errors import InputError
-from .core.tokens import EOS_IDX, PAD_IDX, SOS_IDX, UNK_IDX
-from .core.vocabulary import Vocabularies, Vocabulary
-from .sentiment.classifier import MeanEmbeddingClassifier, SentimentClassifier, build_classifier
-from .translation.corpus import load_pairs, normalize_string, split_pairs
-from .translation.decoders import (
-    DECODERS,
-    MAX_LENGTH,
-    AttnDecoderRNN,
-    DecoderRNN,
-    DecoderState,
-    LuongAttnDecoderRNN,
-    StepDecoder,
-)
-from .translation.encoder import EncoderRNN
-from .translation.model import Seq2Seq, build_model
-from .translation.search import beam_search_decode, greedy_decode
-from .translation.translator import Translator, load_translator, translate
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "attention": (
+        "SCORES",
+        "Attention",
+        "BahdanauAttention",
+        "DotAttention",
+        "GeneralAttention",
+        "ScaledDotAttention",
+        "attend",
+        "build_attention",
+        "dot_score",
+        "masked_softmax",
+        "scaled_dot_score",
+    ),
+    "core.batching": (
+        "Batch",
+        "collate",
+        "lengths_to_mask",
+    ),
+    "core.checkpoint": (
+        "load_checkpoint",
+        "save_checkpoint",
+    ),
+    "core.device": ("pick_device",),
+    "core.errors": ("InputError",),
+    "core.tokens": (
+        "EOS_IDX",
+        "PAD_IDX",
+        "SOS_IDX",
+        "UNK_IDX",
+    ),
+    "core.vocabulary": (
+        "Vocabularies",
+        "Vocabulary",
+    ),
+    "sentiment.classifier": (
+        "MeanEmbeddingClassifier",
+        "SentimentClassifier",
+        "build_classifier",
+    ),
+    "translation.corpus": (
+        "load_pairs",
+        "normalize_string",
+        "split_pairs",
+    ),
+    "translation.decoders": (
+        "DECODERS",
+        "MAX_LENGTH",
+        "AttnDecoderRNN",
+        "DecoderRNN",
+        "DecoderState",
+        "LuongAttnDecoderRNN",
+        "StepDecoder",
+    ),
+    "translation.encoder": ("EncoderRNN",),
+    "translation.model": (
+        "Seq2Seq",
+        "build_model",
+    ),
+    "translation.search": (
+        "beam_search_decode",
+        "greedy_decode",
+    ),
+    "translation.translator": (
+        "Translator",
+        "load_translator",
+        "translate",
+    ),
+}
+"""The names the package exports, by the module that defines them (relative to the package)."""
 
 __all__ = [
     "DECODERS",
@@ -97,3 +137,22 @@ __all__ = [
     "split_pairs",
     "translate",
 ]
+
+
+def _load() -> None:
+    """Import every module of `_EXPORTS` (both tasks register their checkpoints) and bind its names here."""
+    for module, names in _EXPORTS.items():
+        loaded = importlib.import_module(f".{module}", __name__)
+        for name in names:
+            globals()[name] = getattr(loaded, name)
+
+
+def __getattr__(name: str) -> object:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _load()
+    return globals()[name]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

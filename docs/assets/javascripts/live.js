@@ -693,6 +693,9 @@
   const total = (phase) => Object.values(FILES[phase]).reduce((a, b) => a + b, 0);
   const PHASES = { first: "첫 번역에 필요한 파일", luong: "루옹 모델" };
 
+  // One bar over both models' files (the first translation's, then the Luong model's): it never goes back when the
+  // second model starts; the line under it counts the phase in progress.
+  const have = (path, bytes) => Math.min(progress.files.get(path)?.got ?? 0, bytes);
   function drawProgress() {
     const phase = progress.phase;
     const stated = FILES[phase];
@@ -700,17 +703,17 @@
     const parts = [];
     for (const [path, bytes] of Object.entries(stated)) {
       const file = progress.files.get(path);
-      const have = Math.min(file?.got ?? 0, bytes);
-      got += have;
-      parts.push(`${path.split("/").pop()} ${file?.done ? size(bytes) : `${size(have)}/${size(bytes)}`}`);
+      got += have(path, bytes);
+      parts.push(`${path.split("/").pop()} ${file?.done ? size(bytes) : `${size(have(path, bytes))}/${size(bytes)}`}`);
     }
     const all = total(phase);
+    const both = { ...FILES.first, ...FILES.luong };
     const bar = $("progress-bar");
-    bar.max = all;
-    bar.value = got;
+    bar.max = total("first") + total("luong");
+    bar.value = Object.entries(both).reduce((sum, [path, bytes]) => sum + have(path, bytes), 0);
     bar.dataset.phase = phase;
     const done = [...Object.keys(stated)].every((path) => progress.files.get(path)?.done);
-    bar.hidden = done;
+    bar.hidden = Object.keys(both).every((path) => progress.files.get(path)?.done);
     $("progress-text").textContent = done
       ? `불러온 파일: 첫 번역 ${size(total("first"))}${progress.files.has(Object.keys(FILES.luong)[0]) ? ` · 루옹 모델 ${size(total("luong"))}` : ""}`
       : `${PHASES[phase]} ${size(got)}/${size(all)} (${Math.floor((100 * got) / all)}%): ${parts.join(" · ")}`;
@@ -780,7 +783,7 @@
 
   function fillKnowledge() {
     $("known").textContent = `학습 문장 ${count(splits.train.size)}개, 원문 어휘 ${count(vocab.source.length)}` +
-      `개, 토큰 ${vocab.max_words}개까지(마침표 포함)`;
+      `개, 토큰 ${vocab.max_words}개까지(마침표 포함).`;
     const examples = [...splits.held_out].filter((s) => !splits.train.has(s) && s.split(" ").every((w) => vocab.index.has(w)));
     const box = $("examples");
     box.replaceChildren();
@@ -801,9 +804,21 @@
       `${size(FILES.first["onnxruntime-web/ort-wasm.wasm"])} 포함), 루옹 모델은 그 뒤에 ${size(total("luong"))}를 더 받습니다.`;
   }
 
+  function openedFromDisk() {  // the browser refuses a page opened from a file the model files it would fetch
+    const page = location.pathname.split("/").pop() || "live.html";
+    $("message").textContent = "파일로 연 페이지(file://)에서는 번역할 수 없습니다. 브라우저가 파일에서 연 페이지의 " +
+      "스크립트가 모델 파일을 읽지 못하게 막기 때문입니다. 내려받은 사이트 폴더(site)에서 python -m http.server 를 " +
+      `실행하고 http://localhost:8000/${page} 를 여세요(mkdocs serve나 게시된 사이트에서도 됩니다).`;
+    $("progress").hidden = true;
+    root.dataset.ready = "error";
+    busyOn(null);
+    busyOff();  // the controls stay off (`enableControls` on a page that cannot translate)
+  }
+
   async function start() {
     restoreControls(pending);
     drawSizes();
+    if (location.protocol === "file:") return openedFromDisk();  // nothing fetched: no error for each refused file
     ort.env.wasm.simd = false;  // only ort-wasm.wasm is vendored (the smallest build)
     ort.env.wasm.numThreads = 1;
     busyOn(null);

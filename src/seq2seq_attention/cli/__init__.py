@@ -3,20 +3,39 @@
 Every command calls the library; nothing outside this package imports it. An `InputError`
 (bad input the user can fix) is printed as one line on stderr with exit code 2; anything else
 is a bug and keeps its traceback.
+
+The commands' modules are imported only when their command is named: `--help`, `--version`,
+`models` and a mistyped command import neither torch nor matplotlib and answer at once. The one
+table of commands (`COMMANDS`) gives each its module and the line `--help` shows for it.
 """
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
 from .. import __version__
 from ..core.errors import InputError
-from . import attention, sentiment, translation
-from .options import state_ranges
 
-COMMANDS = (translation, attention, sentiment)
-"""The modules whose `register(subparsers)` adds their commands, in the order `--help` lists them."""
+COMMANDS: dict[str, tuple[str, str]] = {
+    "train": ("translation", "train a French-to-English translator on the bundled Tatoeba pairs"),
+    "translate": ("translation", "translate short French sentences to English (`models` says which ones)"),
+    "models": ("models", "list the packaged models, what each is, its BLEU and the sentences it takes"),
+    "export-onnx": (
+        "translation",
+        "export a translator to ONNX for the live page (encoder and decoder step, float16 weights)",
+    ),
+    "plot-attention": ("attention", "draw the attention heatmap of one translated sentence"),
+    "sentiment-train": ("sentiment", "train a sentiment classifier on the bundled labelled sentences"),
+    "sentiment-predict": ("sentiment", "classify sentences with a trained checkpoint"),
+    "sentiment-attention-figure": (
+        "sentiment",
+        "draw the attention weights over the words of a few test sentences",
+    ),
+}
+"""Every command: the module of this package that registers it (`register(subparsers)`), and its one-line help,
+in the order `--help` lists them."""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -26,21 +45,51 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command `argv` names (its first word that is not an option), if it is one of `COMMANDS`."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of the command line, with the options of `command` (and of the commands its module registers);
+    every other command is listed with its help line only, its module not imported."""
     parser = OneLineParser(
         prog="seq2seq-attention",
         description="Train and use the seq2seq translators and attention models of the seq2seq-attention walkthrough.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
-        module.register(subparsers)
+    module = None if command is None else importlib.import_module(f".{COMMANDS[command][0]}", __name__)
+    for name, (where, help_line) in COMMANDS.items():
+        if module is not None and where == COMMANDS[command][0]:
+            if name == command:
+                module.register(subparsers)  # all of the module's commands, in its order
+            continue
+        subparsers.add_parser(name, help=help_line, add_help=False)
     state_ranges(parser)
     return parser
 
 
+def state_ranges(parser: argparse.ArgumentParser) -> None:
+    """Write the range of every option whose type enforces one into its help, in every command.
+
+    The settings' options say it already (`add_config_options`); the others (`positive_int`,
+    `bounded_float`) get ``in [1, 1000]`` before their default.
+    """
+    for action in parser._actions:
+        span = getattr(action.type, "range", "")
+        if span and action.help and span not in action.help:
+            head, default, tail = action.help.partition(" (default:")
+            action.help = f"{head}; in {span}{default}{tail}"
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                state_ranges(command)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(named_command(argv))
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
@@ -51,7 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"seq2seq-attention {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"seq2seq-attention {args.command}: interrupted", file=sys.stderr)
+        kept = getattr(args, "interrupted", None)
+        said = f": {kept()}" if callable(kept) else ""
+        print(f"seq2seq-attention {args.command}: interrupted{said}", file=sys.stderr)
         return 130
 
 

@@ -93,10 +93,11 @@ def add_threads_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=positive_int(1024), default=DEFAULT_THREADS, help=THREADS_HELP)
 
 
-def add_model_options(parser: argparse.ArgumentParser, default: str) -> None:
-    """`--model NAME` (a packaged checkpoint, found from any directory) or `--checkpoint PATH`, not both."""
+def add_model_options(parser: argparse.ArgumentParser, default: str, *, attention: bool = False) -> None:
+    """`--model NAME` (a packaged checkpoint, found from any directory) or `--checkpoint PATH`, not both;
+    with `attention`, `--model` offers only the packaged models with an attention (`plot-attention`)."""
     group = parser.add_mutually_exclusive_group()
-    names = packaged_names()
+    names = packaged_names(attention=attention)
     group.add_argument(
         "--model",
         choices=names,
@@ -121,30 +122,17 @@ def positive_int(limit: int):
 
 
 def bounded_float(low: float, high: float):
-    """An argparse type: a finite number in [low, high]."""
+    """An argparse type: a finite number in [low, high] (stated in --help by `cli.state_ranges`)."""
     field = dataclasses.field(metadata={"low": low, "high": high})
     field.type = float
     return _parser_for(float, "value", field)
 
 
-def state_ranges(parser: argparse.ArgumentParser) -> None:
-    """Write the range of every option whose type enforces one into its help, in every command.
-
-    The settings' options say it already (`add_config_options`); the others (`positive_int`,
-    `bounded_float`) get ``in [1, 1000]`` before their default.
-    """
-    for action in parser._actions:
-        span = getattr(action.type, "range", "")
-        if span and action.help and span not in action.help:
-            head, default, tail = action.help.partition(" (default:")
-            action.help = f"{head}; in {span}{default}{tail}"
-        if isinstance(action, argparse._SubParsersAction):
-            for command in action.choices.values():
-                state_ranges(command)
-
-
 def check_output_directory(path: Path, what: str) -> None:
     """Check, before any work, that `path` is (or can become) a directory we may write in.
+
+    Every command follows one rule for missing folders: the write creates them (with their missing
+    parents), and a failed write removes those it created.
 
     Raises:
         InputError: the path is a file, lies under a file, or cannot be written.
@@ -160,17 +148,16 @@ def check_output_directory(path: Path, what: str) -> None:
 def check_output_file(path: Path, what: str, suffixes: tuple[str, ...]) -> None:
     """Check, before any work, that `path` names a file with one of `suffixes` that we may write.
 
+    Its folder may be missing: the write creates it, like every command's (`check_output_directory`).
+
     Raises:
-        InputError: a wrong suffix, a directory at `path`, a file among its parents, a folder that does not
-            exist (a mistyped folder is not created), or no write permission.
+        InputError: a wrong suffix, a directory at `path`, a file among its parents, or no write permission.
     """
     if path.suffix.lower() not in suffixes:
         raise InputError(f"{what} must end in {', '.join(suffixes)}, got {echo(str(path))}")
     if path.is_dir():
         raise InputError(f"{what} {str(path)!r} is a directory, expected a file name")
     check_output_directory(path.parent, what)
-    if not path.parent.is_dir():
-        raise InputError(f"{what} {str(path)!r}: the folder {str(path.parent)!r} does not exist; create it first")
 
 
 def _check_writable(directory: Path, what: str, path: Path) -> None:

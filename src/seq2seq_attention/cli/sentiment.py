@@ -1,6 +1,7 @@
 """Sentiment commands: `sentiment-train`, `sentiment-predict`, `sentiment-attention-figure`."""
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
 
@@ -9,10 +10,11 @@ from tqdm.auto import tqdm
 
 from ..core.device import parse_device
 from ..core.errors import InputError, echo
-from ..core.files import check_destination, staged_writes
+from ..core.files import check_destination, folder_lock, staged_writes
 from ..sentiment.data import encode_tokens, tokenize
 from ..sentiment.figures import attention_figure
 from ..sentiment.predict import SentimentConfig, load_classifier, predict
+from . import COMMANDS
 from .options import (
     add_config_options,
     add_threads_option,
@@ -31,8 +33,11 @@ def _train(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_output_directory(args.out, "--out")
         check_destination(args.out, "a sentiment checkpoint", overwrite=args.overwrite, what="--out")
+    if args.out is not None:
+        args.interrupted = lambda: f"nothing in {args.out} was changed (its checkpoint is written whole, at the end)"
     torch.set_num_threads(args.threads)
-    result = run_training(config, device=device, checkpoint=args.out, overwrite=args.overwrite, log=tqdm.write)
+    with folder_lock(args.out, "--out", wait=False) if args.out is not None else contextlib.nullcontext():
+        result = run_training(config, device=device, checkpoint=args.out, overwrite=args.overwrite, log=tqdm.write)
     sizes = result["sizes"]
     print(
         f"{config.kind} on {'+'.join(result['sources'])}: test accuracy {result['test_accuracy']:.4f} "
@@ -66,6 +71,7 @@ def _predict(args: argparse.Namespace) -> int:
 def _figure(args: argparse.Namespace) -> int:
     check_output_file(args.out, "--out", (".png", ".svg", ".pdf"))
     check_destination(args.out, "a file", overwrite=args.overwrite, what="--out")
+    args.interrupted = lambda: f"nothing was written to {args.out} (its files land together or not at all)"
     outputs = [args.out]
     if args.json is not None:
         check_output_file(args.json, "--json", (".json",))
@@ -85,19 +91,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `sentiment-train`, `sentiment-predict` and `sentiment-attention-figure` commands."""
     train = subparsers.add_parser(
         "sentiment-train",
-        help="train a sentiment classifier on the bundled labelled sentences",
+        help=COMMANDS["sentiment-train"][1],
         description="Train a sentiment classifier on the bundled UCI labelled sentences and print its test accuracy.",
     )
     add_config_options(train, SentimentConfig)
     add_threads_option(train)
     train.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cuda when available)")
-    train.add_argument("--out", type=Path, default=None, help="write a checkpoint directory here")
+    train.add_argument(
+        "--out", type=Path, default=None, help="write a checkpoint directory here (created with its missing parents)"
+    )
     train.add_argument("--overwrite", action="store_true", help="replace the sentiment checkpoint that --out holds")
     train.set_defaults(func=_train)
 
     pred = subparsers.add_parser(
         "sentiment-predict",
-        help="classify sentences with a trained checkpoint",
+        help=COMMANDS["sentiment-predict"][1],
         description=(
             "Classify English sentences as positive or negative with a checkpoint that sentiment-train wrote. "
             "Prints a header line, then one tab-separated line per sentence: the label, P(positive), the "
@@ -113,7 +121,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     fig = subparsers.add_parser(
         "sentiment-attention-figure",
-        help="draw the attention weights over the words of a few test sentences",
+        help=COMMANDS["sentiment-attention-figure"][1],
         description=(
             "Draw, for the first --count test sentences of an attention classifier, the weight its attention "
             "gives each word (the figure of the classifier page); --json also writes the sentences and weights."
@@ -124,7 +132,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--checkpoint", type=Path, required=True, help="an 'attention' classifier checkpoint directory"
     )
     required.add_argument(
-        "--out", type=Path, required=True, help="image file to write (.png, .svg or .pdf), in an existing folder"
+        "--out", type=Path, required=True, help="image file to write (.png, .svg or .pdf; its folder is created)"
     )
     fig.add_argument("--count", type=positive_int(100), default=6, help="sentences to draw (default: 6)")
     fig.add_argument("--max-words", type=positive_int(1000), default=12, help="longest sentence drawn (default: 12)")

@@ -3,6 +3,7 @@
 import argparse
 import dataclasses
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -12,14 +13,15 @@ from ..core.checkpoint import JSON_NAME, load_checkpoint
 from ..core.config import saved_setting
 from ..core.device import parse_device
 from ..core.errors import InputError
-from ..core.files import EXPORT_NAMES, check_destination, staged_writes
+from ..core.files import EXPORT_NAMES, check_destination, folder_lock, staged_writes
 from ..translation.config import TrainConfig
 from ..translation.corpus import split_lines
 from ..translation.decoders import DECODERS, MAX_LENGTH
-from ..translation.export import export_onnx, export_sentences
-from ..translation.pretrained import DEFAULT_PRETRAINED, describe_packaged, packaged_names
+from ..translation.pretrained import DEFAULT_PRETRAINED
 from ..translation.search import MAX_STEPS
 from ..translation.translator import SentenceError, load_translator, prepare_sentences, translate
+from . import COMMANDS
+from .models import LIMITS
 from .options import (
     add_config_options,
     add_model_options,
@@ -34,18 +36,31 @@ from .options import (
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from ..translation.train import train  # the one command that trains; the others never import it
-
     device = parse_device(args.device)
     check_output_directory(args.checkpoint, "--checkpoint")
     check_destination(args.checkpoint, "a translation checkpoint", overwrite=True, what="--checkpoint")
+    with folder_lock(args.checkpoint, "--checkpoint", wait=False):  # a second train into it is refused
+        return _train_locked(args, device)
+
+
+def _train_locked(args: argparse.Namespace, device) -> int:
+    from ..translation.train import train  # the one command that trains; the others never import it
+
     saved = (args.checkpoint / JSON_NAME).is_file()
-    if saved and args.resume:
+    resuming = saved and args.resume
+    if args.init_from is not None:
+        if args.resume:
+            raise InputError("--init-from starts a new run; it cannot be combined with --resume")
+        if saved and not args.overwrite:
+            raise InputError(f"{args.checkpoint} already holds a checkpoint; {_what_to_do_with(args.checkpoint)}")
+        config = resumed_config(args.init_from, given_settings(TrainConfig, args), new_run=True)
+    elif resuming:
         config = resumed_config(args.checkpoint, given_settings(TrainConfig, args))
     else:
         config = config_from_args(TrainConfig, args)
         if saved and not args.overwrite:
             raise InputError(f"{args.checkpoint} already holds a checkpoint; {_what_to_do_with(args.checkpoint)}")
+    args.interrupted = lambda: _what_was_kept(args.checkpoint, config.epochs)
     torch.set_num_threads(args.threads)
     result = train(
         config,
@@ -55,7 +70,8 @@ def run_train(args: argparse.Namespace) -> int:
         device=device,
         progress=not args.no_progress,
         log=lambda line: print(line, flush=True),
-        keep_training_state=args.keep_training_state,
+        keep_training_state=(args.keep_training_state or resuming) and not args.drop_training_state,
+        init_from=args.init_from,
     )
     scores = result.evaluation
     if scores is not None:
@@ -65,6 +81,21 @@ def run_train(args: argparse.Namespace) -> int:
             flush=True,
         )
     return 0
+
+
+def _what_was_kept(directory: Path, epochs: int) -> str:
+    """What an interrupted `train` left in `directory`, and the command that continues it (the Ctrl-C message)."""
+    try:
+        training, resumable = _training_state(directory)
+    except InputError:
+        return f"no checkpoint was saved in {directory} (the first epoch had not ended); run the command again"
+    finished = int(training.get("epoch", 0))
+    if not resumable or finished >= epochs:
+        return f"{directory} keeps the checkpoint of epoch {finished}"
+    return (
+        f"{directory} keeps the checkpoint of epoch {finished} of {epochs}, with its training state; continue with: "
+        f"seq2seq-attention train --checkpoint {shlex.quote(str(directory))} --resume --epochs {epochs}"
+    )
 
 
 def _training_state(directory: Path) -> tuple[dict, bool]:
@@ -81,29 +112,44 @@ def _what_to_do_with(directory: Path) -> str:
         return f"it cannot be read ({error}); replace it (--overwrite) or choose another --checkpoint"
     if resumable:
         return f"resume it (--resume; it finished {training.get('epoch', 0)} epochs) or replace it (--overwrite)"
+    return f"{_weights_only()}, so it cannot be resumed; {_ways_on(directory)}"
+
+
+def _weights_only() -> str:
     return (
-        "it holds the weights only (trained without --keep-training-state), so it cannot be resumed; "
-        "replace it (--overwrite) or choose another --checkpoint"
+        "it holds the weights only, without the optimizer state that resuming needs (its last run ended without "
+        "--keep-training-state, or with --drop-training-state)"
     )
 
 
-def resumed_config(directory: Path, given: dict[str, object]) -> TrainConfig:
+def _ways_on(directory: Path) -> str:
+    """What a user may do with a finished weights-only checkpoint that keeps it."""
+    quoted = shlex.quote(str(directory))
+    more = shlex.quote(f"{directory}-more")
+    return (
+        f"it stays usable as it is (seq2seq-attention translate --checkpoint {quoted}); to train on from its weights, "
+        f"start a new run from them: seq2seq-attention train --init-from {quoted} --checkpoint {more} --epochs N "
+        "--keep-training-state; or replace it (--overwrite)"
+    )
+
+
+def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool = False) -> TrainConfig:
     """The config a run resumed from `directory` trains with: the saved one, with the options that may change
-    (`TrainConfig.RESUMABLE_CHANGES`: epochs, time budget) taken from the command line.
+    (`TrainConfig.RESUMABLE_CHANGES`: epochs, time budget) taken from the command line. With `new_run`, the
+    config of a new run that starts from the weights saved in `directory` (`--init-from`): the same rule, and
+    its epochs count from 1 (the weights only are needed).
 
     Raises:
         InputError: the checkpoint cannot be resumed (weights only, or all its epochs done), or an option
             contradicts its saved config (named, with both values).
     """
+    verb = "start from" if new_run else "resume from"
     training, resumable = _training_state(directory)
-    if not resumable:
-        raise InputError(
-            f"cannot resume from {directory}: it holds the weights only (trained without --keep-training-state); "
-            "replace it (--overwrite) or choose another --checkpoint"
-        )
+    if not resumable and not new_run:
+        raise InputError(f"cannot resume from {directory}: {_weights_only()}; {_ways_on(directory)}")
     where = f"checkpoint {directory}"
     if not isinstance(training.get("config"), dict):
-        raise InputError(f"cannot resume from {directory}: it holds no training config")
+        raise InputError(f"cannot {verb} {directory}: it holds no training config")
     values = {}
     for field in dataclasses.fields(TrainConfig):
         if field.name in training["config"]:
@@ -117,13 +163,13 @@ def resumed_config(directory: Path, given: dict[str, object]) -> TrainConfig:
     ]
     if contradictions:
         raise InputError(
-            f"cannot resume from {directory}: {'; '.join(contradictions)} contradict its saved config; "
-            "leave them out to resume with the saved settings (only "
+            f"cannot {verb} {directory}: {'; '.join(contradictions)} contradict its saved config; "
+            "leave them out to train with the saved settings (only "
             f"{', '.join('--' + n.replace('_', '-') for n in TrainConfig.RESUMABLE_CHANGES)} may change)"
         )
     config = TrainConfig(**{**values, **given})
     finished = int(training.get("epoch", 0))
-    if finished >= config.epochs:
+    if not new_run and finished >= config.epochs:
         raise InputError(
             f"nothing to resume in {directory}: it finished {finished} of {config.epochs} epochs; "
             f"ask for more (--epochs {finished + 1} or more)"
@@ -136,8 +182,11 @@ def read_stdin() -> list[tuple[int, str]]:
 
     Python decodes `sys.stdin` with `surrogateescape` in the C locale, where a Latin-1 byte would
     silently vanish from a word; reading the bytes ourselves makes every locale behave alike. A
-    line ends at ``\n`` (``\r\n`` too) and nowhere else (`split_lines`).
+    line ends at ``\n``, ``\r\n`` or a lone ``\r``, and nowhere else (`split_lines`). At a terminal, a
+    line on stderr first says that standard input is read and how to end it.
     """
+    if getattr(sys.stdin, "isatty", lambda: False)():
+        print(STDIN_PROMPT, file=sys.stderr, flush=True)
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:
         text = sys.stdin.read()
@@ -151,6 +200,13 @@ def read_stdin() -> list[tuple[int, str]]:
                 "convert it first, e.g. iconv -f latin1 -t utf-8"
             ) from None
     return list(enumerate(split_lines(text), start=1))
+
+
+STDIN_PROMPT = (
+    "seq2seq-attention translate: no sentence given, reading French sentences from standard input, one per line; "
+    "end with Ctrl-D (Ctrl-Z then Enter on Windows), or give sentences as arguments"
+)
+"""What `translate` says at a terminal when it waits for standard input."""
 
 
 def run_translate(args: argparse.Namespace) -> int:
@@ -215,26 +271,17 @@ def _translate(sentences: list[str], translator, args: argparse.Namespace) -> li
     )
 
 
-def run_models(args: argparse.Namespace) -> int:
-    """List the packaged models: name, what it is, and the BLEU its own record holds."""
-    header = ("model", "what it is", "BLEU [95% interval]", "exact match", "evaluated on")
-    rows = [header]
-    for name in packaged_names():
-        model = describe_packaged(name)
-        bleu = "-" if model.bleu is None else f"{model.bleu:.2f}"
-        if model.bleu_interval is not None:
-            bleu += f" [{model.bleu_interval[0]:.2f}, {model.bleu_interval[1]:.2f}]"
-        exact = "-" if model.exact_match is None else f"{model.exact_match:.3f}"
-        shown = f"{name} (default)" if name == DEFAULT_PRETRAINED else name
-        rows.append((shown, model.summary, bleu, exact, model.split))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
-    return 0
-
-
 def run_export(args: argparse.Namespace) -> int:
     check_output_directory(args.out, "--out")
+    check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
+    args.interrupted = lambda: f"nothing in {args.out} was changed (an export lands whole or not at all)"
+    with folder_lock(args.out, "--out", wait=False):  # one writer of the export folder at a time
+        return _export_locked(args)
+
+
+def _export_locked(args: argparse.Namespace) -> int:
+    from ..translation.export import export_onnx, export_sentences  # only this command needs the ONNX exporter
+
     check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
     translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), "cpu")
     split = saved_setting(TrainConfig, translator.training, "split", f"checkpoint {translator.path}")
@@ -259,10 +306,10 @@ def _score_help() -> str:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the `train`, `translate`, `models` and `export-onnx` commands."""
+    """Add the `train`, `translate` and `export-onnx` commands."""
     train_parser = subparsers.add_parser(
         "train",
-        help="train a French-to-English translator on the bundled Tatoeba pairs",
+        help=COMMANDS["train"][1],
         description=(
             "Train an encoder-decoder translator on the bundled Tatoeba pairs (the tutorial's filter: at most "
             "--max-words words per side, English starting with 'i am', 'he is', ...). French is the source, "
@@ -270,10 +317,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "by_french holds out by the French side). A checkpoint "
             "(safetensors + JSON) is saved after every epoch; at the end the held-out BLEU is measured, "
             "printed and saved with it. An interrupted run, or one trained with --keep-training-state, "
-            "continues with --resume and its saved settings (give --epochs to train longer)."
+            "continues with --resume and its saved settings (give --epochs to train longer), as often as you like: "
+            "a resumed run keeps its training state (--drop-training-state keeps the weights only). One train "
+            "at a time writes a --checkpoint folder: a second one into it is refused."
         ),
     )
-    train_parser.add_argument("--checkpoint", required=True, type=Path, help="checkpoint directory to write")
+    train_parser.add_argument(
+        "--checkpoint",
+        required=True,
+        type=Path,
+        help="checkpoint directory to write (created with its missing parent folders)",
+    )
     train_parser.add_argument(
         "--resume",
         action="store_true",
@@ -287,10 +341,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--overwrite", action="store_true", help="replace a checkpoint that --checkpoint already holds"
     )
     train_parser.add_argument(
+        "--init-from",
+        type=Path,
+        default=None,
+        metavar="CHECKPOINT",
+        help=(
+            "start a new run (epochs from 1, a fresh optimizer) from the weights and vocabularies of this checkpoint, "
+            "with its saved settings (only --epochs, --time-budget and --budget-clock may change): how a checkpoint "
+            "that kept its weights only trains on"
+        ),
+    )
+    state = train_parser.add_mutually_exclusive_group()
+    state.add_argument(
         "--keep-training-state",
         action="store_true",
         help="keep the optimizer and RNG state in the final checkpoint, to --resume it later with more --epochs "
-        "(by default the final checkpoint keeps the weights only)",
+        "(by default a new run's final checkpoint keeps the weights only; a --resume keeps the state)",
+    )
+    state.add_argument(
+        "--drop-training-state",
+        action="store_true",
+        help="with --resume: keep the weights only in the final checkpoint (smaller; it cannot be resumed again)",
     )
     add_config_options(train_parser, TrainConfig)
     next(action for action in train_parser._actions if action.dest == "score").help = _score_help()
@@ -301,14 +372,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     translate_parser = subparsers.add_parser(
         "translate",
-        help="translate French sentences to English",
+        help=COMMANDS["translate"][1],
         description=(
             "Translate French sentences to English with greedy decoding (or beam search with --beam-size). "
             "Sentences are normalised like the training data (lowercase, accents dropped, punctuation split "
-            "off), so 'Je suis fatigué.' works. Standard input is read line by line when no sentence is given: "
-            "output line i is the translation of input line i (blank for a blank or refused line). A sentence "
-            "with a word the model never saw, an empty one or one longer than the training limit is refused: "
-            "each is named on stderr, the others are translated, and the exit code is 2."
+            f"off), so 'Je suis fatigué.' works. {LIMITS} Standard input is read line by line when no sentence is "
+            "given (a line ends at \\n, \\r\\n or a lone \\r): output line i is the translation of input "
+            "line i (blank for a blank or refused line). A sentence with a word the model never saw, an empty one "
+            "or one longer than the training limit is refused: each is named on stderr, the others are "
+            "translated, and the exit code is 2."
         ),
     )
     translate_parser.add_argument(
@@ -347,19 +419,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     translate_parser.set_defaults(func=run_translate)
 
-    models_parser = subparsers.add_parser(
-        "models",
-        help="list the packaged models with what they are and their BLEU",
-        description=(
-            "List the translators shipped in the package (the names --model takes), what each is, and the BLEU "
-            "and exact match measured on its held-out split when it was trained (read from its checkpoint)."
-        ),
-    )
-    models_parser.set_defaults(func=run_models)
-
     export_parser = subparsers.add_parser(
         "export-onnx",
-        help="export a translator to ONNX for the live page (encoder and decoder step, float16 weights)",
+        help=COMMANDS["export-onnx"][1],
         description=(
             "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out, and "
             "sentences.json (the French sentences of its training and held-out split). The weights "

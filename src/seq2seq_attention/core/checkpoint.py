@@ -10,17 +10,20 @@ A checkpoint is a directory:
   that an interrupted run resumes with the same losses as an uninterrupted one.
 
 Every file is written to a staging folder in the same directory and renamed into place only
-when all were written (`core.files.staged_writes`). The tensor files are named after their
-content and the JSON is renamed last, so a crash at any moment leaves either the old checkpoint
-or the new one, never a mix. Saving and loading refuse a tensor that holds NaN or infinity (a
+when all were written (`core.files.staged_writes`), by one writer at a time
+(`core.files.folder_lock`). The tensor files are named after their content and the JSON is
+renamed last, so a crash at any moment leaves either the old checkpoint or the new one, never a
+mix, and two writers leave the last one whole. Saving and loading refuse a tensor that holds NaN or infinity (a
 model that cannot compute), naming it. Loading checks the hashes, the config and every tensor's
 name, shape and dtype, and raises one `InputError` that says what is wrong. Both tasks use this
 one format: a model follows the `Checkpointable` protocol, and its config's `task` names the
 builder that rebuilds it, which each task registers when it is imported (`register_task`: the
-translation model module and the sentiment classifier module do); this module imports no task.
+translation model module and the sentiment classifier module do); this module imports no task at
+its top, and loads the module of a task that a checkpoint names on demand (`TASK_MODULES`).
 """
 
 import hashlib
+import importlib
 import inspect
 import json
 import math
@@ -38,7 +41,7 @@ from torch import nn
 
 from .checks import is_int
 from .errors import InputError, echo
-from .files import check_destination, staged_writes
+from .files import check_destination, folder_lock, staged_writes
 from .vocabulary import Vocabularies, Vocabulary
 
 FORMAT = "seq2seq-attention/checkpoint"
@@ -56,6 +59,10 @@ TASK_NAMES: dict[str, str] = {}
 """What a model of each task is called in messages (`load_checkpoint`'s `task`), by task; filled by `register_task`."""
 
 _BUILDERS: dict[str, Callable[..., "Checkpointable"]] = {}
+
+TASK_MODULES = {"translation": "translation.model", "sentiment": "sentiment.classifier"}
+"""The module (relative to the package) that registers each task, imported when a checkpoint of a task
+not registered yet is loaded: the package imports its modules on first use, not all at startup."""
 
 
 @runtime_checkable
@@ -90,8 +97,16 @@ def register_task(task: str, builder: Callable[..., Checkpointable], name: str) 
 
 
 def model_builders() -> dict[str, Callable[..., Checkpointable]]:
-    """The builder of each registered task's models, by the `task` their config names."""
+    """The builder of each task's models, by the `task` their config names (every task of `TASK_MODULES`)."""
+    _register_all()
     return dict(_BUILDERS)
+
+
+def _register_all() -> None:
+    package = __name__.rsplit(".", 2)[0]
+    for task, module in TASK_MODULES.items():
+        if task not in _BUILDERS:
+            importlib.import_module(f"{package}.{module}")
 
 
 @dataclass
@@ -242,13 +257,14 @@ def save_checkpoint(
     document["files"] = files
     text = json.dumps(document, ensure_ascii=False, indent=1, allow_nan=False)
     contents.append((directory / JSON_NAME, text.encode("utf-8")))
-    with staged_writes(*(target for target, _ in contents)) as staged:
-        for staged_path, (_, data) in zip(staged, contents, strict=True):
-            staged_path.write_bytes(data)
-    keep = {entry["name"] for entry in files.values()}
-    for stale in directory.glob("*.safetensors"):
-        if stale.name not in keep and stale.name.startswith(("model-", "training-")):
-            stale.unlink(missing_ok=True)
+    with folder_lock(directory, "checkpoint directory", wait=True):  # one writer: its files and JSON match
+        with staged_writes(*(target for target, _ in contents)) as staged:
+            for staged_path, (_, data) in zip(staged, contents, strict=True):
+                staged_path.write_bytes(data)
+        keep = {entry["name"] for entry in files.values()}
+        for stale in directory.glob("*.safetensors"):
+            if stale.name not in keep and stale.name.startswith(("model-", "training-")):
+                stale.unlink(missing_ok=True)
     return directory
 
 
@@ -442,6 +458,7 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu", task: 
     directory = _check_path(path)
     document = _read_document(directory)
     config = document["config"]
+    _register_all()
     if task is not None and config.get("task") != task:
         raise InputError(f"{path} holds a {echo(config.get('task'))} model, not {TASK_NAMES[task]}")
     vocabs = _read_vocabularies(directory, document["vocabularies"])

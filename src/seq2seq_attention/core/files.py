@@ -7,6 +7,11 @@ is moved aside first, so that a failure at any rename puts the old files back.
 
 `check_destination` runs before any work: it names what a path already holds (`artifact_kind`)
 and refuses to replace an artifact of another kind, or an existing one without ``overwrite``.
+
+A folder that holds several files written as one (a checkpoint: weights and the JSON that names
+them; an export) is written under `folder_lock`: one process at a time. A command that writes a
+folder for long (`train`) takes the lock at its start and refuses a folder another live process
+holds, naming it; a single save waits for the lock, so two writers leave the last complete write.
 """
 
 import contextlib
@@ -14,11 +19,26 @@ import json
 import os
 import shutil
 import stat
+import sys
 import tempfile
+import threading
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .errors import InputError
+
+try:
+    import fcntl
+except ImportError:  # Windows: a lock on the file's first byte instead of flock
+    fcntl = None
+    import msvcrt
+
+LOCK_NAME = ".seq2seq-attention.lock"
+"""The file a folder's writer holds locked (`folder_lock`), with its process id; removed when it lets go."""
+
+LOCK_WAIT = 120.0
+"""The seconds a waiting writer (`folder_lock` with ``wait=True``) waits for another one before giving up."""
 
 STAGING_PREFIX = ".staging-"
 """The hidden folder a write is staged in, next to its destination; removed whatever happens."""
@@ -217,3 +237,113 @@ def _commit(destinations: tuple[Path, ...], staged: list[Path]) -> None:
             if old is not None:
                 os.replace(old, destination)
         raise
+
+
+_HELD: dict[str, tuple[threading.RLock, list]] = {}  # folder -> (the lock of this process's threads, [fd, depth])
+_HELD_GUARD = threading.Lock()
+
+
+def _holder(lock_file: Path) -> str:
+    """Who holds `lock_file`, as its holder wrote it (``pid 1234, seq2seq-attention train``)."""
+    try:
+        text = lock_file.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        text = ""
+    return text[:200] or "another process"
+
+
+@contextlib.contextmanager
+def folder_lock(directory: Path, what: str, *, wait: bool) -> Iterator[Path]:
+    """Hold the write lock of `directory` (created if missing) for the block: one writer of a folder at a time.
+
+    The lock is a file in the folder (`LOCK_NAME`) locked with ``flock`` and holding the writer's
+    process id; the system releases it when the process dies, so a killed writer leaves no stale
+    lock. A process may take the lock it holds again (a `train` that saves each epoch).
+
+    Args:
+        directory: the folder to write.
+        what: the folder's name for the message, e.g. ``"--checkpoint"``.
+        wait: wait up to `LOCK_WAIT` seconds for another writer (a single save), or refuse at once
+            (a command that writes the folder for long).
+
+    Raises:
+        InputError: another live process holds the lock (naming its process id), or still held it
+            after `LOCK_WAIT` seconds.
+    """
+    directory = Path(directory)
+    created = _created_parents(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    key = os.path.realpath(directory)
+    with _HELD_GUARD:
+        local, held = _HELD.setdefault(key, (threading.RLock(), [None, 0]))
+    try:
+        with local:
+            if held[1] == 0:
+                held[0] = _acquire(directory / LOCK_NAME, what, directory, wait)
+            held[1] += 1
+            try:
+                yield directory
+            finally:
+                held[1] -= 1
+                if held[1] == 0:
+                    _release(directory / LOCK_NAME, held[0])
+                    held[0] = None
+    finally:
+        for folder in created:  # a failed write leaves no folder it made (deepest first, only if empty)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _acquire(lock_file: Path, what: str, directory: Path, wait: bool) -> int:
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        handle = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+        if not _try_lock(handle):
+            os.close(handle)
+            if not wait or time.monotonic() > deadline:
+                waited = "" if not wait else f" (waited {LOCK_WAIT:.0f} s)"
+                raise InputError(
+                    f"{what} {str(directory)!r} is being written by another process ({_holder(lock_file)}){waited}; "
+                    "wait for it to end, or choose another folder"
+                ) from None
+            time.sleep(0.05)
+            continue
+        try:
+            same = os.fstat(handle).st_ino == os.stat(lock_file).st_ino  # not a file its last holder removed
+        except FileNotFoundError:
+            same = False
+        if not same:
+            os.close(handle)
+            continue
+        command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:2]]) if sys.argv and sys.argv[0] else "python"
+        os.lseek(handle, 0, os.SEEK_SET)
+        os.ftruncate(handle, 0)
+        os.write(handle, f"pid {os.getpid()}, {command}\n".encode())
+        return handle
+
+
+def _try_lock(handle: int) -> bool:
+    """Take the lock of an open lock file without waiting; False when another process holds it."""
+    if fcntl is not None:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+    try:
+        msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+    except OSError:
+        return False
+    return True
+
+
+def _release(lock_file: Path, handle: int) -> None:
+    """Remove the lock file, then let go (a waiter that held the old file sees it gone and tries again); Windows
+    cannot remove an open file, so there the lock goes first."""
+    if fcntl is not None:
+        lock_file.unlink(missing_ok=True)
+        os.close(handle)
+        return
+    os.close(handle)
+    with contextlib.suppress(OSError):
+        lock_file.unlink()

@@ -1,4 +1,6 @@
 """Sentiment classification with attention: the labelled sentences, the BiLSTM + attention
-classifier and its baselines, their training, and attention figures."""
+classifier and its baselines, their training, and attention figures.
 
-from . import classifier as _classifier  # noqa: F401  (registers the "sentiment" checkpoint task)
+The "sentiment" checkpoint task is registered when `classifier` is imported, which
+`core.checkpoint` does on demand (`TASK_MODULES`).
+"""

@@ -1,4 +1,7 @@
 """French-to-English translation: the corpus, the encoder, the decoders, the model, training,
-search (greedy and beam), the translator a user calls, evaluation and attention heatmaps."""
+search (greedy and beam), the translator a user calls, evaluation and attention heatmaps.
 
-from . import model as _model  # noqa: F401  (registers the "translation" checkpoint task)
+Importing the package imports none of them (nor torch): `models` and `--help` read only
+`pretrained`. The "translation" checkpoint task is registered when `model` is imported, which
+`core.checkpoint` does on demand (`TASK_MODULES`).
+"""

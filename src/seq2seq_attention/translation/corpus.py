@@ -84,16 +84,16 @@ def unicode_to_ascii(s: str) -> str:
 
 
 def split_lines(text: str) -> list[str]:
-    r"""The lines of `text`: each ends at ``\n`` (a ``\r`` before it is dropped), never at another separator.
+    r"""The lines of `text`: each ends at ``\n``, ``\r\n`` or a lone ``\r`` (old Mac files), never at another separator.
 
     `str.splitlines` also breaks at U+0085, U+2028, U+2029, form feed, vertical tab and the
     other control separators, so one input line would give two translations; here they stay
     inside the sentence, which normalises or refuses them like any other character.
     """
-    lines = text.split("\n")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if lines and lines[-1] == "":
-        lines.pop()  # the newline that ends the last line starts no new one
-    return [line.removesuffix("\r") for line in lines]
+        lines.pop()  # the line end that ends the last line starts no new one
+    return lines
 
 
 # --8<-- [start:read_lines]

@@ -3,6 +3,7 @@
 The run's settings (`TrainConfig`) live in `config.py`, the loader of a trained translator in `translator.py`.
 """
 
+import contextlib
 import functools
 import math
 import time
@@ -18,6 +19,7 @@ from torch.utils.data import DataLoader
 from ..core.batching import Batch
 from ..core.checkpoint import restore_training_state, save_checkpoint
 from ..core.errors import InputError
+from ..core.files import LOCK_NAME, folder_lock
 from ..core.tokens import PAD_IDX
 from ..core.training import make_optimizer, make_scheduler, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
@@ -232,6 +234,7 @@ class _Run:
     test_set: TranslationDataset | None
     history: list[dict]
     start_epoch: int
+    started_from: dict | None = None  # the checkpoint a new run took its weights from (`init_from`)
 
 
 def train(
@@ -246,6 +249,7 @@ def train(
     log: Callable[[str], None] = print,
     measure_bleu: bool = True,
     keep_training_state: bool = True,
+    init_from: str | Path | None = None,
 ) -> TrainResult:
     """Train a `Seq2Seq` with `config` and return it.
 
@@ -270,18 +274,41 @@ def train(
         measure_bleu: translate the held-out split at the end and record its BLEU.
         keep_training_state: keep the optimizer and RNG states in the final checkpoint, to
             train on later with more epochs; False keeps the weights only (a smaller file).
+        init_from: a checkpoint whose weights and vocabularies start a new run (its epochs count
+            from 1, with a fresh optimizer): how a weights-only checkpoint trains on. Its saved
+            config must agree with `config` but for `TrainConfig.RESUMABLE_CHANGES`.
 
     Raises:
         InputError: a bad config, empty data, a checkpoint that does not fit the config, a
-            directory that already holds a checkpoint (without `resume` or `overwrite`), or
-            a directory to resume from that has files but no `checkpoint.json`.
+            directory that already holds a checkpoint (without `resume` or `overwrite`), a
+            directory to resume from that has files but no `checkpoint.json`, or one that another
+            live process is writing (`core.files.folder_lock`, naming that process).
     """
     device = torch.device(device or "cpu")
     directory = Path(checkpoint) if checkpoint is not None else None
     if directory is not None:
         _check_checkpoint_directory(directory, resume, overwrite)
+    writing = folder_lock(directory, "checkpoint", wait=False) if directory is not None else contextlib.nullcontext()
+    with writing:  # one run writes a checkpoint folder at a time: a second one is refused, naming the first
+        start = directory if resume else None
+        options = (device, progress, log, measure_bleu, keep_training_state)
+        return _train(config, pairs, directory, start, init_from, *options)
+
+
+def _train(
+    config: TrainConfig,
+    pairs: Sequence[Pair] | None,
+    directory: Path | None,
+    resume_from: Path | None,
+    init_from: str | Path | None,
+    device: torch.device,
+    progress: bool,
+    log: Callable[[str], None],
+    measure_bleu: bool,
+    keep_training_state: bool,
+) -> TrainResult:
     train_pairs, test_pairs = _split_data(config, pairs, device, log)
-    run = _start_run(config, train_pairs, test_pairs, directory if resume else None, device)
+    run = _start_run(config, train_pairs, test_pairs, resume_from, device, init_from)
     stopped_by_budget = _train_epochs(config, run, directory, device, progress, log)
     run.model.eval()
     split_name = config.split if config.eval_split == "test" else f"{config.split}:{config.eval_split}"
@@ -318,10 +345,17 @@ def _start_run(
     test_pairs: list[Pair],
     resume_from: Path | None,
     device: torch.device,
+    init_from: str | Path | None = None,
 ) -> _Run:
-    """A new model, or the one saved in `resume_from` (when it holds a checkpoint) with its optimizer and RNG."""
+    """A new model, or the one saved in `resume_from` (when it holds a checkpoint) with its optimizer and RNG, or
+    a new run from the weights and vocabularies saved in `init_from`."""
     resumed = None
-    if resume_from is not None and (resume_from / "checkpoint.json").exists():
+    if init_from is not None:
+        started = load_translator(init_from, device)
+        _check_resumable(config, started.training.get("config"), init_from, verb="start from")
+        torch.manual_seed(config.seed)
+        model, vocabs = started.model, started.vocabs
+    elif resume_from is not None and (resume_from / "checkpoint.json").exists():
         resumed = load_translator(resume_from, device)
         _check_resumable(config, resumed.training.get("config"), resume_from)
         model, vocabs = resumed.model, resumed.vocabs
@@ -350,7 +384,10 @@ def _start_run(
     scheduler = make_scheduler(optimizer, config.schedule, steps * config.epochs, start_epoch * steps)
     if resumed is not None:
         restore_training_state(resumed, optimizer)
-    return _Run(model, vocabs, optimizer, scheduler, loader, test_set, history, start_epoch)
+    origin = None
+    if init_from is not None:
+        origin = {"checkpoint": str(init_from), "epoch": int(started.training.get("epoch", 0))}
+    return _Run(model, vocabs, optimizer, scheduler, loader, test_set, history, start_epoch, origin)
 
 
 def _train_epochs(
@@ -423,6 +460,8 @@ def _save(
     last epoch), and what resuming needs unless `keep_training_state` is False."""
     epoch = run.history[-1]["epoch"] if run.history else run.start_epoch
     training = {"config": asdict(config), "epoch": epoch, "history": run.history}
+    if run.started_from is not None:
+        training["started_from"] = run.started_from
     training.update(final or {})
     keep = {"optimizer": run.optimizer, "save_rng": True} if keep_training_state else {}
     save_checkpoint(directory, run.model, run.vocabs, training=training, **keep)
@@ -440,9 +479,9 @@ def evaluation_record(scores: Evaluation) -> dict:
     }
 
 
-def _check_resumable(config: TrainConfig, saved: object, checkpoint: str | Path) -> None:
+def _check_resumable(config: TrainConfig, saved: object, checkpoint: str | Path, verb: str = "resume from") -> None:
     if not isinstance(saved, dict):
-        raise InputError(f"cannot resume from {checkpoint}: it holds no training config")
+        raise InputError(f"cannot {verb} {checkpoint}: it holds no training config")
     current = asdict(config)
 
     def saved_value(f):
@@ -454,13 +493,13 @@ def _check_resumable(config: TrainConfig, saved: object, checkpoint: str | Path)
         if f.name not in TrainConfig.RESUMABLE_CHANGES and saved_value(f) != current[f.name]
     ]
     if changed:
-        raise InputError(f"cannot resume from {checkpoint}: the config changed ({'; '.join(changed)})")
+        raise InputError(f"cannot {verb} {checkpoint}: the config changed ({'; '.join(changed)})")
 
 
 def _check_checkpoint_directory(directory: Path, resume: bool, overwrite: bool) -> None:
     """Refuse, before anything is written, to lose an existing checkpoint."""
     has_json = (directory / "checkpoint.json").is_file()
-    has_files = directory.is_dir() and any(directory.iterdir())
+    has_files = directory.is_dir() and any(path.name != LOCK_NAME for path in directory.iterdir())
     if resume and has_files and not has_json:
         raise InputError(
             f"cannot resume from {directory}: checkpoint.json is missing but the directory holds other files; "
