@@ -46,7 +46,7 @@ from tqdm.auto import tqdm
 
 from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
-from seq2seq_attention.core.files import write_json
+from seq2seq_attention.core.files import run_locked, write_json
 from seq2seq_attention.core.fonts import label
 from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs
@@ -178,6 +178,10 @@ def summarise(decoder: str, runs: list[dict]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    return run_locked(args.out, "--out", "compare_attention.py", lambda: run(args))
+
+
+def run(args: argparse.Namespace) -> int:
     if args.tables_only or args.heatmaps_only:
         document = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
         if args.heatmaps_only:  # redraw from the saved first-seed checkpoints

@@ -36,7 +36,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
 from seq2seq_attention.core.checkpoint import load_checkpoint  # noqa: E402
-from seq2seq_attention.core.files import write_json  # noqa: E402
+from seq2seq_attention.core.files import run_locked, write_json  # noqa: E402
 from seq2seq_attention.core.fonts import hangul_font  # noqa: E402
 from seq2seq_attention.core.fonts import label as text_label  # noqa: E402
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs, target_overlap  # noqa: E402
@@ -72,7 +72,7 @@ REPORT_COMMAND = "python scripts/seq2seq_report.py"
 EXTRA_SENTENCES = ["je suis fatigue .", "nous sommes en retard .", "elle est tres intelligente ."]
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "--tables-only",
@@ -85,6 +85,10 @@ def main(argv: list[str] | None = None) -> None:
         help="redraw the loss figure from the committed checkpoints, training logs and metrics.json",
     )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    return run_locked(OUT, "results folder", "seq2seq_report.py", lambda: run(args))
+
+
+def run(args: argparse.Namespace) -> None:
     if args.tables_only:
         write_reports(json.loads((OUT / "metrics.json").read_text(encoding="utf-8")))
         return
@@ -426,4 +430,4 @@ def korean_tables(metrics: dict) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
-from seq2seq_attention.core.files import write_json
+from seq2seq_attention.core.files import run_locked, write_json
 from seq2seq_attention.sentiment.classifier import CLASSIFIER_KINDS
 from seq2seq_attention.sentiment.figures import attention_figure
 from seq2seq_attention.sentiment.train import SentimentConfig, run_training
@@ -43,6 +43,10 @@ def main() -> int:
         "--tables-only", action="store_true", help="only rewrite accuracy.md and accuracy.ko.md from accuracy.json"
     )
     args = parser.parse_args()
+    return run_locked(args.out, "--out", "train_sentiment.py", lambda: run(args))
+
+
+def run(args: argparse.Namespace) -> int:
     if args.tables_only:
         summary = json.loads((args.out / "accuracy.json").read_text(encoding="utf-8"))
         write_tables(args.out, summary)

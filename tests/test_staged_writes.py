@@ -222,3 +222,40 @@ def test_a_folder_held_by_a_live_process_is_refused_by_name_and_freed_when_it_di
         with files.folder_lock(folder, "--out", wait=False):  # the holder may take it again (a train that saves)
             assert (folder / files.LOCK_NAME).is_file()
     assert not (folder / files.LOCK_NAME).exists()
+
+
+@pytest.mark.parametrize(
+    ("script", "argv", "folder_of"),
+    [
+        ("compare_attention", ["--out", "{folder}", "--tables-only"], lambda folder, module: folder),
+        ("train_sentiment", ["--out", "{folder}", "--tables-only"], lambda folder, module: folder),
+        ("seq2seq_report", ["--tables-only"], lambda folder, module: module.OUT),
+    ],
+)
+def test_a_report_script_refuses_a_results_folder_another_run_is_writing(
+    tmp_path: Path, capsys, monkeypatch, script, argv, folder_of
+):
+    """The report scripts write one results folder for a long time: a second run into it stops before any work."""
+    import subprocess
+    import sys
+
+    from support import load_script
+
+    module = load_script(script)
+    folder = folder_of(tmp_path / "results", module)
+    before = sorted(p.name for p in folder.iterdir()) if folder.exists() else None
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == b"HELD"
+        monkeypatch.setattr(sys, "argv", [f"{script}.py", *(a.format(folder=folder) for a in argv)])
+        status = module.main(*([] if script == "train_sentiment" else [sys.argv[1:]]))
+        err = capsys.readouterr().err
+        assert status == 2 and err.count("\n") == 1, err
+        assert f"{script}.py: error:" in err and f"is being written by another process (pid {holder.pid}" in err, err
+    finally:
+        holder.kill()  # killed: the lock file it held stays behind, unlocked
+        holder.wait()
+        if before is None or files.LOCK_NAME not in before:
+            (folder / files.LOCK_NAME).unlink(missing_ok=True)  # results/seq2seq is the repository's own folder
+    after = sorted(p.name for p in folder.iterdir() if p.name != files.LOCK_NAME)  # the holder made the folder
+    assert after == [n for n in before or [] if n != files.LOCK_NAME]  # the refused run wrote nothing

@@ -18,7 +18,7 @@ from ..translation.config import TrainConfig
 from ..translation.corpus import split_lines
 from ..translation.decoders import DECODERS, MAX_LENGTH
 from ..translation.pretrained import DEFAULT_PRETRAINED
-from ..translation.search import MAX_STEPS
+from ..translation.search import MAX_BEAM, MAX_LENGTH_PENALTY, MAX_STEPS
 from ..translation.translator import SentenceError, load_translator, prepare_sentences, translate
 from . import COMMANDS
 from .models import LIMITS
@@ -395,13 +395,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     translate_parser.add_argument(
         "--beam-size",
-        type=positive_int(1000),
+        type=positive_int(MAX_BEAM),
         default=1,
         help="beam width (default: 1, greedy decoding, as the tutorial does)",
     )
     translate_parser.add_argument(
         "--length-penalty",
-        type=bounded_float(-100, 100),
+        type=bounded_float(-MAX_LENGTH_PENALTY, MAX_LENGTH_PENALTY),
         default=1.0,
         help="beam search ranks hypotheses by log-probability / length**this, 0 for no length normalisation "
         "(default: 1.0)",

@@ -23,7 +23,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .errors import InputError
@@ -347,3 +347,18 @@ def _release(lock_file: Path, handle: int) -> None:
     os.close(handle)
     with contextlib.suppress(OSError):
         lock_file.unlink()
+
+
+def run_locked(directory: Path, what: str, program: str, work: Callable[[], int | None]) -> int:
+    """Run a script's `work` while holding the write lock of the folder it writes (`folder_lock`, refusing at once).
+
+    For the report scripts under scripts/, which each write one results folder for a long time:
+    a second run into a folder that a live run is writing stops before any work, with one line on
+    standard error that names the other process. Returns `work`'s exit status (0 for None), or 2.
+    """
+    try:
+        with folder_lock(directory, what, wait=False):
+            return work() or 0
+    except InputError as error:
+        print(f"{program}: error: {error}", file=sys.stderr)
+        return 2
