@@ -24,6 +24,7 @@ import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -383,7 +384,9 @@ def test_one_grey_scale_for_the_stepper_the_heatmaps_and_the_live_page_in_both_t
     # the live page draws its heatmap with the same definition, which every page loads
     live = (ROOT / "docs" / "assets" / "javascripts" / "live.js").read_text(encoding="utf-8")
     assert "window.greyScale.level(w)" in live and "Math.round(255 * w)" not in live
-    assert "assets/javascripts/greyscale.js" in (built_site.root / "live.html").read_text(encoding="utf-8")
+    page = (built_site.root / "live.html").read_text(encoding="utf-8")
+    # before live.js, which draws as soon as the model answers, maybe before the scripts at the end of the page run
+    assert -1 < page.find('src="assets/javascripts/greyscale.js"') < page.find('src="assets/javascripts/live.js"')
 
 
 def test_the_stepper_links_to_the_live_page_and_the_live_page_links_back(phone, built_site: BuiltSite):
@@ -405,3 +408,52 @@ def test_the_stepper_links_to_the_live_page_and_the_live_page_links_back(phone, 
     now = state()
     assert now["run"] == "sentence" and now["pass"] == f"t = 3 / {len(SENTENCE['passes'])}", now
     assert now["current"] and "디코딩 스텝 t = 3" in now["passinfo"]
+
+
+LIVE_JS = r"""
+const link = document.querySelector("[data-live=line-by-line]");
+const cells = [...document.querySelectorAll("[data-model-column=bahdanau] table.live-heatmap td")];
+const root = document.getElementById("live-translator");
+return {
+  link: link ? link.getAttribute("href") : null,
+  ready: root && root.dataset.ready, busy: root && root.dataset.busy, hash: location.hash,
+  message: (document.querySelector("[data-live=message]") || {}).textContent, errors: window.__liveErrors || null,
+  greys: cells.map(c => [window.greyScale.colour(Number(c.title)), getComputedStyle(c).backgroundColor]),
+};
+"""
+
+
+def test_the_live_page_opens_the_stepper_sentence_and_links_back_to_its_step(phone, site_server: str):
+    """Both ways through the URLs: the stepper's link opens the live page on the sentence at step t, the live page
+    draws its heatmap on the same grey scale, and its link back opens the stepper at that step."""
+    driver = phone
+    driver.set_window_size(1280, 1000)  # as the live page's own tests open it
+    source = SENTENCE["sentences"][0]["source"]
+    open_page(driver, site_server + "bahdanau/forward_step.html")
+    driver.execute_script(
+        "arguments[0].scrollIntoView({block: 'center'})", driver.find_element(By.CSS_SELECTOR, ".stepper")
+    )
+    driver.find_element(By.CSS_SELECTOR, ".stepper button[data-kind='pass'][data-move='1']").click()
+    driver.find_element(By.CSS_SELECTOR, ".stepper button[data-kind='pass'][data-move='1']").click()
+    href = driver.find_element(By.CSS_SELECTOR, ".stepper a.stepper__live").get_attribute("href")
+    assert parse_qs(urlsplit(href).fragment) == {"s": [source], "step.bahdanau": ["2"]}, href
+    open_page(driver, href)
+    try:
+        WebDriverWait(driver, 120, poll_frequency=0.2).until(lambda d: d.execute_script(LIVE_JS)["link"])
+    except TimeoutException:
+        pytest.fail(f"the live page did not translate the stepper's sentence: {driver.execute_script(LIVE_JS)}")
+    live = driver.execute_script(LIVE_JS)
+    assert parse_qs(urlsplit(live["link"]).fragment) == {"s": [source], "t": ["2"]}, live["link"]
+    assert live["greys"] and all(
+        abs(_rgb(want)[0] - _rgb(got)[0]) <= 1 and _rgb(got)[0] == _rgb(got)[1] == _rgb(got)[2]
+        for want, got in live["greys"]
+    ), live["greys"]  # the heatmap's cells: greyscale.js's grey for their weight (to the title's 6 decimals)
+    link = driver.find_element(By.CSS_SELECTOR, "[data-live=line-by-line]")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+    link.click()
+    ref = "src/seq2seq_attention/translation/decoders.py:forward_step"
+    WebDriverWait(driver, WAIT_S, poll_frequency=0.05).until(lambda d: d.execute_script(STATE_JS, ref))
+    now = driver.execute_script(STATE_JS, ref)
+    assert now["run"] == "sentence" and now["pass"] == f"t = 2 / {len(SENTENCE['passes'])}", now
+    assert "디코딩 스텝 t = 2" in now["passinfo"] and now["current"]
+    driver.set_window_size(390, 900)

@@ -195,8 +195,8 @@
   // ---------- drawing ----------
 
   const words = (tokens) => tokens.filter((t) => t !== EOS).map((t) => vocab.target[t]).join(" ");
-  // The site's one grey scale (greyscale.js: matplotlib's "gray", as in the heatmap figures and the stepper), read
-  // when a cell is drawn (after the page's scripts have all run)
+  // The site's one grey scale (greyscale.js: matplotlib's "gray", as in the heatmap figures and the stepper; the page
+  // loads it before this script)
   const shade = (w) => window.greyScale.level(w);
   const ink = (v) => window.greyScale.ink(v);  // the number on a grey cell: black or white, whichever stands out more
   const fixed = (x, digits) => (Math.abs(x) < 0.5 * 10 ** -digits ? 0 : x).toFixed(digits);  // no "-0.000"
