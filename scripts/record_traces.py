@@ -1,21 +1,35 @@
-"""Record what every excerpted line made in one real run, for the pages' step-through (hooks/stepper.py).
+"""Record what every excerpted line made in real runs, for the pages' step-through (hooks/stepper.py).
 
 The line-by-line pages (`PAGES`) show source excerpts (`--8<-- "src/...py:section"`); this script
-finds those sections on the pages, runs the packaged Bahdanau translator on one held-out sentence
-under `sys.settrace`, and records, for each line of a section that ran, what the line bound: an
-assignment its targets, a `return` line its value. Only the first time a line runs counts, so a
-loop shows its first iteration and the decoder its first step. Four workloads run, in this order:
-loading the checkpoint (the `__init__` sections), the attention module called on its own with the first
-step's query (its `forward`), greedy translation (`translate`: the keys projected once, then the
-first decoding step) and one teacher-forced pass with the reference
-translation as the target (the training loop: `forward`, `loop`, `after_loop`).
+finds those sections on the pages, runs the packaged Bahdanau translator under `sys.settrace`, and
+records, for each line of a section, every time it ran, what the line bound (an assignment its
+targets, a `return` line its value) and the decoding step it ran in (the pass ``t``: a call of
+`forward_step` or a pass of the training loop starts the next one; ``t = 0`` is before the first).
+Five runs (`RUNS`), each traced on its own:
+
+* ``sentence``: the checkpoint loaded (the `__init__` sections), the attention module called on its own
+  with the first step's query (its `forward` with `proj_keys` None), then the greedy translation of one
+  held-out sentence, every decoding step (B = 1);
+* ``batch``: two held-out sentences of different lengths translated together (B = 2, the shorter one
+  first): the mask, `hide_padding` and the weight exactly 0 on padding;
+* ``free``: the training loop fed the model's own guesses (teacher forcing ratio 0: `guess` and
+  `torch.where` run);
+* ``training``: one training step: the epoch's teacher-forcing ratio (`teacher_forcing_at`, the
+  checkpoint's schedule, and the decaying one at a later epoch), the loop fed the target, the loss per
+  token and, after the backward pass, the gradient norms of a few parameters (`GRADIENTS`);
+* ``beam``: beam search, for `DecoderState.select` (the state excerpt).
+
+Each run also records, per pass, the token fed and the word chosen (the training step: the target and
+the loss too), so that the page can say what a pass did.
 
 A tensor is recorded with its shape, the letters of the line's trailing shape comment where they fit
-(`# (B, T, S)` -> ``B=1, T=1, S=6``) and a small slice of its values (leading dimensions of size 1
-dropped, at most `ROWS` rows and `COLS` columns; over the target vocabulary V the `TOP` largest,
-with their words), rounded to `DECIMALS` decimals. The output is one compact JSON file, keyed by
-snippet reference and by each line's text, so that it matches what the page shows; the build reads
-it (the site builds without torch), `tests/test_traces.py` compares it with a fresh run.
+(`# (B, T, S)` -> ``B=1, T=1, S=6``) and a small slice of its values (at most two dimensions: inner
+dimensions of size 1 dropped, then leading ones indexed at 0; at most `ROWS` rows and `COLS` columns;
+over the target vocabulary V the `TOP` largest, with their words), rounded to `DECIMALS` decimals (an
+exact 0 stays 0, a tiny value keeps 3 significant digits). The output is one compact JSON file, keyed
+by run, snippet reference and each line's text, so that it matches what the page shows; the build
+reads it through `hooks/stepper.py`'s checking reader (the site builds without torch),
+`tests/test_traces.py` compares it with a fresh run.
 
 Run it after changing an excerpted section (and commit the result):
 
@@ -485,7 +499,8 @@ RUNS = {
 }
 """The recorded runs, as the stepper's switch names them (in this order)."""
 BATCH_SHORT = 5
-"""S of the batch's shorter sentence (four words and `<eos>`): one padded position next to the default one."""
+"""S of the batch's other sentence (four words and `<eos>`): one padded position next to the default one (a sentence
+of at most this length gets a companion one token longer)."""
 BEAM_SIZE = 3
 GRADIENTS = (
     "encoder.embedding.weight",
@@ -540,7 +555,8 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
         if not match:
             raise SystemExit(f"{sentence!r} is not a held-out (test split) source sentence of the checkpoint's corpus")
         source, reference = match[0]
-    short = held_out(checkpoint, BATCH_SHORT, exclude=(source,))
+    length = len(vocabs.source.encode(source))
+    other = held_out(checkpoint, BATCH_SHORT if length > BATCH_SHORT else length + 1, exclude=(source,))
     references = page_sections(pages)
     on_page = {page: set(page_sections((page,))) for page in pages}
     loop_pages = on_page["docs/bahdanau/decoder.md"] | on_page["docs/bahdanau/loop.md"]
@@ -603,7 +619,7 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
     keep("sentence", recorder, set(references), [(source, reference)], translation, passes=greedy_passes(model, batch))
 
     # 2. a padded batch: the shorter sentence first, so that a slice of the first sentence shows its padding
-    pairs = [short, (source, reference)]
+    pairs = sorted([other, (source, reference)], key=lambda pair: len(pair[0].split()))
     ctx, batch = context(pairs)
     recorder = Recorder(references, ctx)
     translations = recorder.trace(lambda: translate(model, vocabs, [s for s, _ in pairs]))

@@ -91,6 +91,7 @@ return {
     ? getComputedStyle(scroller, "::before").content : null,
   legend: !!panel.querySelector(".grey-legend .grey-legend__bar"),
   aria_live: panel.getAttribute("aria-live"),
+  levels: [...panel.querySelectorAll("td.stepper__cell")].map(c => Number(c.dataset.level)),
   cell_colors: [...panel.querySelectorAll("td.stepper__cell")]
     .map(c => [c.textContent, getComputedStyle(c).color, getComputedStyle(c).backgroundColor]),
   buttons: [...box.querySelectorAll(".stepper__bar > button")]
@@ -340,6 +341,20 @@ def test_a_padded_position_is_weighted_exactly_zero_in_a_table_that_scrolls_with
     # 390 px: the table scrolls inside its box, says so, and the page does not scroll sideways
     assert not now["table_fits"] and now["overflow_cue"] and "옆으로" in now["overflow_cue"], now
     assert now["page_width"] <= now["viewport"] and now["box_right"] <= now["viewport"] + 0.5
+
+
+def test_the_most_likely_word_is_the_emphasised_end_of_the_grey_scale(phone, built_site: BuiltSite):
+    ref = "src/seq2seq_attention/translation/decoders.py:after_loop"
+    state, box = _open(phone, built_site, "bahdanau/loop.html", ref)
+    box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.ARROW_RIGHT)
+    while not state()["current"][0].startswith("decoder_outputs = F.log_softmax"):
+        phone.switch_to.active_element.send_keys("j")
+    now = state()
+    T = len(TRACE["runs"]["free"]["passes"])
+    levels = [now["levels"][5 * t : 5 * t + 5] for t in range(T)]  # each pass: its five most likely words, best first
+    assert all(row == sorted(row, reverse=True) and row[0] > row[-1] for row in levels), levels  # likelier, lighter
+    assert max(map(max, levels)) == 255 and all(row[0] >= 250 for row in levels), levels  # each chosen word: ~white
+    assert now["legend"]
 
 
 GREY_JS = r"""

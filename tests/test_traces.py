@@ -26,6 +26,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mkdocs.exceptions import PluginError
 from site_support import ROOT
 
@@ -289,7 +291,7 @@ def test_the_hook_marks_only_traced_excerpts_and_inlines_safe_json(committed: di
 
 def _planted(tmp_path: Path, text: str) -> tuple[SimpleNamespace, Path]:
     path = tmp_path / stepper.TRACE
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return SimpleNamespace(docs_dir=str(tmp_path)), path
 
@@ -356,6 +358,57 @@ def test_a_shape_that_is_a_string_stops_the_build_naming_the_entry(committed: di
 def test_each_mistyped_entry_is_named(committed: dict, tmp_path: Path, change, expected: str):
     message, path = _mistyped(tmp_path, committed, change)
     assert message.startswith(str(path)) and expected in message, message
+
+
+WRONG = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.text(max_size=6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+"""JSON values that are none of: a list (a shape, letters), an integer (a line, a pass)."""
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), wrong=WRONG)
+def test_any_mistyped_step_or_tensor_is_one_line_naming_its_entry(committed: dict, data, wrong):
+    broken = copy.deepcopy(committed)
+    name = data.draw(st.sampled_from(sorted(broken["runs"])))
+    ref = data.draw(st.sampled_from(sorted(broken["runs"][name]["sections"])))
+    steps = broken["runs"][name]["sections"][ref]["steps"]
+    n = data.draw(st.integers(0, len(steps) - 1))
+    tensors = [value for value in steps[n]["values"] if value["kind"] == "tensor"]
+    where = data.draw(st.sampled_from(["line", "t"] + (["shape", "dims"] if tensors else [])))
+    if where in ("line", "t"):
+        steps[n][where] = wrong
+    else:
+        data.draw(st.sampled_from(tensors))[where] = wrong
+    with pytest.raises(stepper.TraceError) as caught:
+        stepper._check(Path("trace.json"), broken)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"trace.json, run {name!r}, section {ref!r}, step {n + 1}")
+    assert f'"{where}"' in message or "expected {" in message, message
+    assert message.endswith(f"re-record it with `{RERECORD}`"), message
+
+
+def test_log_probabilities_are_shaded_by_likelihood(committed: dict):
+    outputs = [
+        value
+        for run in ("free", "training")
+        for step, text in steps_of(committed, run, "src/seq2seq_attention/translation/decoders.py:after_loop")
+        if text[0].startswith("decoder_outputs = F.log_softmax")
+        for value in step["values"]
+    ]
+    assert len(outputs) == 2 and all(value["scale"] == "log" for value in outputs)
+    assert all(pair[1] <= 0 for value in outputs for row in value["top"] for pair in row)
+    logits = [
+        v
+        for s, _ in steps_of(committed, "sentence", "src/seq2seq_attention/translation/decoders.py:forward_step")
+        for v in s["values"]
+        if "top" in v
+    ]
+    assert logits and not any("scale" in v for v in logits)  # logits: by magnitude
 
 
 def test_no_trace_builds_without_steppers(tmp_path: Path):
