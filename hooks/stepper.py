@@ -169,6 +169,25 @@ def _check_value(value: object) -> str | None:
     return f'"kind" must be one of tensor, module, object, value, got {_short(kind)}'
 
 
+def _check_training_step(step: object) -> str | None:
+    """What is wrong with a training step's numbers (None: nothing)."""
+    if not isinstance(step, dict) or not _is(step.get("loss"), _NUMBER):
+        return 'expected {"loss": number, "grad_norms": {name: number}, "calls": [...]}, got ' + _short(step)
+    norms = step.get("grad_norms")
+    if not isinstance(norms, dict) or not all(_is(v, _NUMBER) for v in norms.values()):
+        return f'"grad_norms" must map parameter names to numbers, got {_short(norms)}'
+    calls = step.get("calls")
+    kinds = {"schedule": str, "ratio": _NUMBER, "k": _NUMBER, "epoch": int, "result": _NUMBER}
+    if not isinstance(calls, list) or not all(
+        isinstance(call, dict) and all(_is(call.get(key), kind) for key, kind in kinds.items()) for call in calls
+    ):
+        return (
+            '"calls" must be a list of {"schedule": str, "ratio": number, "k": number, "epoch": int, "result": '
+            f"number}}, got {_short(calls)}"
+        )
+    return None
+
+
 def _check(path: Path, trace: object) -> None:
     """Raise `TraceError` at the first place `trace` differs from the trace's shape."""
 
@@ -207,6 +226,10 @@ def _check(path: Path, trace: object) -> None:
                     'expected {"source": str, "source_tokens": [str], "reference": '
                     f"str, ...}}, got {_short(sentence)}",
                 )
+        if "training_step" in run:
+            problem = _check_training_step(run["training_step"])
+            if problem:
+                fail([*where, "training_step"], problem)
         for n, one in enumerate(run.get("passes", []), start=1):
             if not isinstance(one, dict) or not _is(one.get("t"), int):
                 fail([*where, f"pass {n}"], f'expected {{"t": int, "fed": [str], "chosen": [str]}}, got {_short(one)}')

@@ -502,6 +502,8 @@ BATCH_SHORT = 5
 """S of the batch's other sentence (four words and `<eos>`): one padded position next to the default one (a sentence
 of at most this length gets a companion one token longer)."""
 BEAM_SIZE = 3
+DECAY_EPOCH = 10
+"""The training step also asks `teacher_forcing_at` for the decaying schedule's ratio at this epoch."""
 GRADIENTS = (
     "encoder.embedding.weight",
     "encoder.gru.weight_ih_l0",
@@ -647,10 +649,12 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
     model.train()
     model.zero_grad()
 
+    calls = [(*schedule, 1), ("inverse_sigmoid", schedule[1], schedule[2], DECAY_EPOCH)]
+    ratios = []
+
     def training_step():
-        ratio = teacher_forcing_at(*schedule, 1)
-        teacher_forcing_at("inverse_sigmoid", schedule[1], schedule[2], 10)
-        return model(batch.source, batch.lengths, batch.target, teacher_forcing_ratio=ratio)[0]  # (B, T, V)
+        ratios.extend(teacher_forcing_at(*call) for call in calls)  # the step's own ratio, then the other branch
+        return model(batch.source, batch.lengths, batch.target, teacher_forcing_ratio=ratios[0])[0]  # (B, T, V)
 
     log_probs = recorder.trace(training_step)
     per_token = nn.NLLLoss(ignore_index=PAD_IDX, reduction="none")(
@@ -675,7 +679,10 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
         for t in range(chosen.size(1))
     ]
     step = {
-        "schedule": {"name": schedule[0], "ratio": schedule[1], "k": schedule[2], "epoch": 1},
+        "calls": [
+            {"schedule": name, "ratio": ratio, "k": k, "epoch": epoch, "result": _round(result)}
+            for (name, ratio, k, epoch), result in zip(calls, ratios, strict=True)
+        ],
         "loss": _round(float(loss.detach())),
         "grad_norms": norms,
     }

@@ -161,7 +161,13 @@ def test_the_loop_is_traced_at_every_pass_with_the_word_chosen_and_the_token_fed
             assert guesses == wheres == set(range(2, T + 1))
         else:
             assert guesses == wheres == set()
+    from seq2seq_attention.translation.train import teacher_forcing_at
+
     step = committed["runs"]["training"]["training_step"]
+    for call in step["calls"]:  # the epoch's ratio (the checkpoint's schedule), and the decaying branch
+        expected = teacher_forcing_at(call["schedule"], call["ratio"], call["k"], call["epoch"])
+        assert call["result"] == pytest.approx(expected, abs=1e-6)
+    assert [call["schedule"] for call in step["calls"]] == ["constant", "inverse_sigmoid"]
     assert step["loss"] > 0 and len(step["grad_norms"]) >= 5 and all(v > 0 for v in step["grad_norms"].values())
     losses = [p["loss"][0] for p in committed["runs"]["training"]["passes"]]
     assert sum(losses) / len(losses) == pytest.approx(step["loss"], abs=1e-5)  # the mean of the per-token losses
@@ -344,6 +350,10 @@ def test_a_shape_that_is_a_string_stops_the_build_naming_the_entry(committed: di
         (
             lambda t: t["runs"]["free"]["sections"][LOOP]["steps"][1].update(t="1"),
             f"run 'free', section '{LOOP}', step 2: expected {{\"line\": int, \"t\": int",
+        ),
+        (
+            lambda t: t["runs"]["training"]["training_step"]["grad_norms"].update(big="1e3"),
+            "run 'training', training_step: \"grad_norms\" must map parameter names to numbers",
         ),
         (
             lambda t: t["runs"]["training"]["passes"][0].update(chosen="i"),

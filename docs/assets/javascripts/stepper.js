@@ -27,9 +27,12 @@
     free: () => "훈련 루프를 teacher forcing 비율 0으로 돌린 실행입니다. 스텝마다 정답 대신 직전 스텝에서 모델이 " +
       "고른 단어(argmax)를 입력으로 넣습니다.",
     training: (run) => {
-      const s = run.training_step.schedule;
-      return "훈련 스텝 하나입니다. 에포크 " + s.epoch + "의 teacher forcing 비율은 " + s.ratio + "(체크포인트의 일정 " +
-        s.name + ")이라 스텝마다 정답 단어를 입력으로 넣습니다. 순전파 뒤 토큰별 손실을 구하고 역전파합니다.";
+      const [own, ...others] = run.training_step.calls;
+      const ratio = (x) => (Number.isInteger(x) ? x.toFixed(1) : String(x));
+      return "훈련 스텝 하나입니다. 에포크 " + own.epoch + "의 teacher forcing 비율은 " + ratio(own.result) +
+        "(체크포인트의 일정 " + own.schedule + ")이라 스텝마다 정답 단어를 입력으로 넣습니다. 순전파 뒤 토큰별 손실을 구하고 " +
+        "역전파합니다. teacher_forcing_at의 다른 갈래도 보이도록 " + others.map((c) => c.schedule + "(k = " + c.k +
+        ", 에포크 " + c.epoch + ") → " + number(c.result)).join(", ") + "도 한 번 부릅니다.";
     },
     beam: (run) => "빔 서치(k = " + run.beam_size + ")로 «" + run.sentences[0].source + "»를 번역한 실행입니다. " +
       "스텝마다 살아남은 빔의 행을 골라 상태를 복사하고 다시 줄 세웁니다(select).",
