@@ -267,13 +267,14 @@
     const later = button("1", "다음 스텝 ▶", "다음 디코딩 스텝의 같은 줄 (])", "]", "pass");
     const position = el("span", { class: "stepper__position" });
     const passPosition = el("span", { class: "stepper__pass" });
+    const passBar = el("div", { class: "stepper__bar" }, earlier, later, passPosition);
     const about = el("p", { class: "stepper__about" });
     const summary = el("div", { class: "stepper__summary" });
     const panel = el("div", { class: "stepper__panel", "aria-live": "polite", "aria-atomic": "true" });
     const box = el("div", { class: "stepper", role: "group", "aria-label": "실행 따라가기: " + ref, "data-ref": ref },
       el("div", { class: "stepper__bar" }, el("label", { class: "stepper__label" }, "실행 ", choose)),
       el("div", { class: "stepper__bar" }, previous, next, position),
-      el("div", { class: "stepper__bar" }, earlier, later, passPosition),
+      passBar,
       about, summary, panel);
     block.after(box);
 
@@ -322,8 +323,9 @@
       later.setAttribute("aria-disabled", String(!multi || t === passes[passes.length - 1]));
       position.textContent = (at + 1) + " / " + placed.length;
       const steps = passes.filter((p) => p >= 1);
-      passPosition.textContent = t === null ? "t: " + passes.join(", ") : t === 0 ? "t = 0 (디코딩 전)" :
-        "t = " + t + " / " + steps[steps.length - 1];
+      passPosition.textContent = t === null ? "t = " + passes[0] + (multi ? "…" + passes[passes.length - 1] : "") :
+        t === 0 ? "t = 0 (디코딩 전)" : "t = " + t + " / " + steps[steps.length - 1];
+      passBar.hidden = !multi; // one pass (a constructor, a call before decoding): nothing to move between
       box.dataset.t = t === null ? "" : String(t);
       drawAbout();
       panel.replaceChildren();
