@@ -1,21 +1,35 @@
-"""Record what every excerpted line made in one real run, for the pages' step-through (hooks/stepper.py).
+"""Record what every excerpted line made in real runs, for the pages' step-through (hooks/stepper.py).
 
 The line-by-line pages (`PAGES`) show source excerpts (`--8<-- "src/...py:section"`); this script
-finds those sections on the pages, runs the packaged Bahdanau translator on one held-out sentence
-under `sys.settrace`, and records, for each line of a section that ran, what the line bound: an
-assignment its targets, a `return` line its value. Only the first time a line runs counts, so a
-loop shows its first iteration and the decoder its first step. Four workloads run, in this order:
-loading the checkpoint (the `__init__` sections), the attention module called on its own with the first
-step's query (its `forward`), greedy translation (`translate`: the keys projected once, then the
-first decoding step) and one teacher-forced pass with the reference
-translation as the target (the training loop: `forward`, `loop`, `after_loop`).
+finds those sections on the pages, runs the packaged Bahdanau translator under `sys.settrace`, and
+records, for each line of a section, every time it ran, what the line bound (an assignment its
+targets, a `return` line its value) and the decoding step it ran in (the pass ``t``: a call of
+`forward_step` or a pass of the training loop starts the next one; ``t = 0`` is before the first).
+Five runs (`RUNS`), each traced on its own:
+
+* ``sentence``: the checkpoint loaded (the `__init__` sections), the attention module called on its own
+  with the first step's query (its `forward` with `proj_keys` None), then the greedy translation of one
+  held-out sentence, every decoding step (B = 1);
+* ``batch``: two held-out sentences of different lengths translated together (B = 2, the shorter one
+  first): the mask, `hide_padding` and the weight exactly 0 on padding;
+* ``free``: the training loop fed the model's own guesses (teacher forcing ratio 0: `guess` and
+  `torch.where` run);
+* ``training``: one training step: the epoch's teacher-forcing ratio (`teacher_forcing_at`, the
+  checkpoint's schedule, and the decaying one at a later epoch), the loop fed the target, the loss per
+  token and, after the backward pass, the gradient norms of a few parameters (`GRADIENTS`);
+* ``beam``: beam search, for `DecoderState.select` (the state excerpt).
+
+Each run also records, per pass, the token fed and the word chosen (the training step: the target and
+the loss too), so that the page can say what a pass did.
 
 A tensor is recorded with its shape, the letters of the line's trailing shape comment where they fit
-(`# (B, T, S)` -> ``B=1, T=1, S=6``) and a small slice of its values (leading dimensions of size 1
-dropped, at most `ROWS` rows and `COLS` columns; over the target vocabulary V the `TOP` largest,
-with their words), rounded to `DECIMALS` decimals. The output is one compact JSON file, keyed by
-snippet reference and by each line's text, so that it matches what the page shows; the build reads
-it (the site builds without torch), `tests/test_traces.py` compares it with a fresh run.
+(`# (B, T, S)` -> ``B=1, T=1, S=6``) and a small slice of its values (at most two dimensions: inner
+dimensions of size 1 dropped, then leading ones indexed at 0; at most `ROWS` rows and `COLS` columns;
+over the target vocabulary V the `TOP` largest, with their words), rounded to `DECIMALS` decimals (an
+exact 0 stays 0, a tiny value keeps 3 significant digits). The output is one compact JSON file, keyed
+by run, snippet reference and each line's text, so that it matches what the page shows; the build
+reads it through `hooks/stepper.py`'s checking reader (the site builds without torch),
+`tests/test_traces.py` compares it with a fresh run.
 
 Run it after changing an excerpted section (and commit the result):
 
@@ -59,6 +73,8 @@ ROWS, COLS, TOP = 6, 8, 5
 DECIMALS = 6
 """Values are stored to 6 decimals (the page rounds them to 4): a fresh run agrees within 1e-5."""
 TOLERANCE = 1e-5
+TARGET_INDICES = ("sos", "guess")
+"""Names of target-word indices without a T in their shape ((B, 1)): their values are shown with their words too."""
 SNIPPET = re.compile(r'^--8<-- "(?P<path>src/[^"]+\.py):(?P<section>[\w-]+)"\s*$', re.M)
 SHAPE_TUPLE = re.compile(r"\(([^()]*)\)")
 DIM = re.compile(r"^(?P<times>\d*)(?P<letter>[A-Za-z][\w']*)$|^(?P<size>\d+)$")
@@ -158,24 +174,33 @@ def letters(dims: list[str], shape: tuple[int, ...]) -> list[str]:
 
 
 def _round(value: float) -> float | str:
+    """6 decimals; a value that is not 0 but rounds to 0 keeps 3 significant digits (an exact 0, a masked
+    weight, stays 0.0 and is told apart on the page)."""
     if math.isnan(value) or math.isinf(value):
         return str(value)
+    if value == 0:
+        return 0.0
     rounded = round(value, DECIMALS)
-    return 0.0 if rounded == 0 else rounded
+    return float(f"{value:.3g}") if rounded == 0 else rounded
 
 
 @dataclass
 class Context:
-    """What labels a slice: the sentence's tokens (over S), the target words (over V), the sizes known."""
+    """What labels a slice: the sentences' tokens (over S, one list per batch row, padded with `<pad>`), the
+    target words (over V), the sizes known."""
 
-    source_tokens: list[str]
+    source_tokens: list[list[str]]
     source_words: list[str]
     target_words: list[str]
     known: dict[str, int]
 
 
-def describe_tensor(tensor, dims: list[str] | None, ctx: Context) -> dict:
-    """Shape, letters and a small rounded slice of `tensor`."""
+def describe_tensor(tensor, dims: list[str] | None, ctx: Context, name: str = "") -> dict:
+    """Shape, letters and a small rounded slice of `tensor`.
+
+    A slice keeps at most two dimensions: inner dimensions of size 1 go first (so that a batch's (B, 1, S)
+    weights keep one row per sentence), then leading ones are indexed at 0.
+    """
     import torch
 
     shape = tuple(tensor.shape)
@@ -184,18 +209,26 @@ def describe_tensor(tensor, dims: list[str] | None, ctx: Context) -> dict:
         record["dims"] = letters(dims, shape)
     data = tensor.detach().to("cpu")
     names = list(dims) if dims is not None else [None] * len(shape)
-    index = []
+    index = [":"] * len(shape)
+    kept = list(range(len(shape)))  # the dimensions of `data`, as positions in `shape`
+    while data.dim() > 2 and any(data.size(d) == 1 for d in range(1, data.dim())):
+        d = next(d for d in range(1, data.dim()) if data.size(d) == 1)
+        index[kept.pop(d)] = "0"
+        data, names = data.select(d, 0), names[:d] + names[d + 1 :]
     while data.dim() > 2 or (data.dim() > 1 and data.size(0) == 1):
-        index.append(0)
+        index[kept.pop(0)] = "0"
         data, names = data[0], names[1:]
-    if index:
-        record["slice"] = "[" + ", ".join(map(str, index)) + "]"
+    if "0" in index:
+        while index and index[-1] == ":":
+            index.pop()
+        record["slice"] = "[" + ", ".join(index) + "]"
     if data.dim() == 0:
         record["value"] = _round(float(data)) if data.is_floating_point() else data.item()
         return record
     rows = data.unsqueeze(0) if data.dim() == 1 else data
     row_dim = None if data.dim() == 1 else names[0]
     col_dim = names[-1]
+    batch_rows = data.dim() == 2 and row_dim == "B"  # one row per sentence of the batch
     if data.dim() == 2 and rows.size(0) > ROWS:
         record["rows_shown"] = ROWS
     rows = rows[:ROWS]
@@ -212,14 +245,20 @@ def describe_tensor(tensor, dims: list[str] | None, ctx: Context) -> dict:
         convert = (lambda v: _round(float(v))) if shown.is_floating_point() else (lambda v: v)
         record["values"] = [[convert(v) for v in row] for row in shown.tolist()]
         vocabulary = {"S": ctx.source_words, "T": ctx.target_words}.get(col_dim)
+        if name in TARGET_INDICES:
+            vocabulary = ctx.target_words
         if vocabulary is not None and not shown.is_floating_point() and shown.dtype != torch.bool:
             record["words"] = [
                 [vocabulary[v] if 0 <= v < len(vocabulary) else "?" for v in row] for row in shown.tolist()
             ]
-        if col_dim == "S" and shown.size(1) == len(ctx.source_tokens):
-            record["cols"] = ctx.source_tokens
-    if row_dim == "S" and rows.size(0) <= len(ctx.source_tokens):
-        record["rows"] = ctx.source_tokens[: rows.size(0)]
+        elif col_dim == "S" and batch_rows and shown.size(1) == len(ctx.source_tokens[0]):
+            record["words"] = [list(ctx.source_tokens[b]) for b in range(shown.size(0))]  # each row its own tokens
+        if col_dim == "S" and shown.size(1) == len(ctx.source_tokens[0]) and len(ctx.source_tokens) == 1:
+            record["cols"] = ctx.source_tokens[0]
+    if row_dim == "S" and rows.size(0) <= len(ctx.source_tokens[0]):
+        record["rows"] = ctx.source_tokens[0][: rows.size(0)]  # a slice over S is of the first sentence
+    if col_dim == "V" and "top" in record and bool((data <= 0).all()):
+        record["scale"] = "log"  # log-probabilities: the most likely (nearest 0) is the emphasised end
     if data.dim() == 1:  # a vector: one flat list
         for key in ("values", "top", "words"):
             if key in record:
@@ -227,13 +266,13 @@ def describe_tensor(tensor, dims: list[str] | None, ctx: Context) -> dict:
     return record
 
 
-def describe(value, dims: list[str] | None, ctx: Context) -> dict:
+def describe(value, dims: list[str] | None, ctx: Context, name: str = "") -> dict:
     """A tensor (`describe_tensor`), a module (class, parameter shapes), an object of tensors, or a plain value."""
     import torch
     from torch import nn
 
     if isinstance(value, torch.Tensor):
-        return describe_tensor(value, dims, ctx)
+        return describe_tensor(value, dims, ctx, name)
     if isinstance(value, nn.Module):
         shapes = {name: list(p.shape) for name, p in value.named_parameters(recurse=False)}
         return {"kind": "module", "repr": _short(repr(value)), "params": shapes}
@@ -297,8 +336,18 @@ def _bindings(node: ast.stmt, frame, returned: object, has_return: bool) -> list
     return found
 
 
+def _in_body(node: ast.stmt, line: int | None) -> bool:
+    """Whether `line` is in the body of the loop `node` (after its header runs: another pass, not the exit)."""
+    return line is not None and node.body[0].lineno <= line <= (node.body[-1].end_lineno or node.body[-1].lineno)
+
+
 class Recorder:
-    """`sys.settrace` over the sections: the first run of each of their lines, with what it bound."""
+    """`sys.settrace` over the sections: every run of each of their lines, with what it bound and its pass.
+
+    The pass ``t`` counts decoding steps: a call of `forward_step` (greedy decoding, beam search) or a pass of a
+    ``for`` loop in a section (the training loop) starts the next one; what runs before the first is ``t = 0``.
+    A loop header's last evaluation (the one that ends the loop) is no pass and is not recorded.
+    """
 
     def __init__(self, references: list[str], ctx: Context) -> None:
         self.ctx = ctx
@@ -312,21 +361,24 @@ class Recorder:
             if filename not in self.files:
                 self.files[filename] = statements(ROOT / path)
         self.steps: dict[str, list[dict]] = {reference: [] for reference in references}
-        self.done: set[tuple[str, int]] = set()
-        self.pending: dict[int, tuple[str, Statement, int]] = {}  # id(frame) -> the statement running, its start
+        self.pending: dict[int, tuple[str, Statement, int, int]] = {}  # id(frame) -> statement, its start, its pass
         self.started = 0  # statements started so far: a line's place in the run is when it starts, not when it ends
         self.dims: dict[int, dict[str, tuple]] = {}  # id(frame) -> name -> (shape, letters) bound in this call
+        self.t = 0
 
     def _where(self, filename: str, statement: Statement) -> list[tuple[str, int, int]]:
         return [s for s in self.sections.get(filename, []) if s[1] <= statement.first and statement.last <= s[2]]
 
-    def _finish(self, frame, returned: object = None, has_return: bool = False) -> None:
-        filename, statement, started = self.pending.pop(id(frame), (None, None, 0))
+    def _finish(self, frame, returned: object = None, has_return: bool = False, next_line: int | None = None) -> None:
+        filename, statement, started, t = self.pending.pop(id(frame), (None, None, 0, 0))
         if statement is None:
+            return
+        node = statement.node
+        if isinstance(node, ast.For | ast.While) and not _in_body(node, next_line):
+            self.t -= isinstance(node, ast.For)  # the loop ended: that evaluation started no pass
             return
         lines = Path(filename).read_text(encoding="utf-8").splitlines()
         # a multi-line statement's shape comment is on its last line (`)  # (B, 1, H), (B, 1, S)`)
-        node = statement.node
         end = statement.last if isinstance(node, ast.If | ast.For | ast.While | ast.With) else node.end_lineno
         text = [line.strip() for line in lines[statement.first - 1 : end]]
         shapes = shape_tuples(lines[end - 1])
@@ -346,17 +398,27 @@ class Recorder:
                     dims = earlier[1] if earlier is not None and earlier[0] == shape else None
                 if dims is not None:
                     named[name] = (shape, dims)
-            values.append({"name": name, **describe(value, dims, self.ctx)})
+            values.append({"name": name, **describe(value, dims, self.ctx, name)})
         for reference, first, _ in self._where(filename, statement):
-            if (reference, statement.first) in self.done:
-                continue
-            self.done.add((reference, statement.first))
-            self.steps[reference].append({"text": text, "at": statement.first - first, "values": values, "_": started})
+            self.steps[reference].append(
+                {"text": text, "at": statement.first - first, "t": t, "values": values, "_": started}
+            )
 
-    def in_order(self, reference: str) -> list[dict]:
-        """The section's lines in the order they started (a line that calls into the section ends after its callee)."""
+    def section(self, reference: str) -> dict | None:
+        """The section's lines (each text once) and its steps in the order they started, or None if none ran."""
         steps = sorted(self.steps[reference], key=lambda step: step["_"])
-        return [{key: value for key, value in step.items() if key != "_"} for step in steps]
+        if not steps:
+            return None
+        lines: list[dict] = []
+        index: dict[tuple, int] = {}
+        out = []
+        for step in steps:
+            key = (tuple(step["text"]), step["at"])
+            if key not in index:
+                index[key] = len(lines)
+                lines.append({"text": step["text"], "at": step["at"]})
+            out.append({"line": index[key], "t": step["t"], "values": step["values"]})
+        return {"lines": lines, "steps": out}
 
     def local(self, frame, event, arg):
         filename = frame.f_code.co_filename
@@ -365,10 +427,12 @@ class Recorder:
             running = self.pending.get(id(frame))
             if running is not None and statement is running[1]:
                 return self.local
-            self._finish(frame)
+            self._finish(frame, next_line=frame.f_lineno)
             if statement is not None and self._where(filename, statement):
                 self.started += 1
-                self.pending[id(frame)] = (filename, statement, self.started)
+                if isinstance(statement.node, ast.For):
+                    self.t += 1  # a pass of the loop (undone if it is the evaluation that ends it)
+                self.pending[id(frame)] = (filename, statement, self.started, self.t)
         elif event == "return":
             running = self.pending.get(id(frame))
             is_return = running is not None and isinstance(running[1].node, ast.Return)
@@ -380,36 +444,106 @@ class Recorder:
         filename = frame.f_code.co_filename
         if filename not in self.sections or frame.f_code.co_name.startswith("<"):
             return None  # a comprehension or lambda runs inside its statement, which its own frame records
+        if frame.f_code.co_name == "forward_step":
+            self.t += 1  # greedy decoding and beam search: one call, one decoding step
         start = frame.f_code.co_firstlineno
         end = max((line for _, _, line in frame.f_code.co_lines() if line is not None), default=start)
         if any(first <= end and start <= last for _, first, last in self.sections[filename]):
             return self.local
         return None
 
+    def trace(self, workload) -> object:
+        """Run `workload()` under this recorder (from ``t = 0``); what it returns."""
+        self.t = 0
+        previous = sys.gettrace()
+        sys.settrace(self.call)
+        try:
+            return workload()
+        finally:
+            sys.settrace(previous)
 
-def default_sentence(checkpoint) -> tuple[str, str]:
-    """The first held-out pair (the checkpoint's split) with S = `SOURCE_TOKENS` that the model translates exactly."""
+
+def _pairs(checkpoint):
     from seq2seq_attention.translation.corpus import load_pairs, split_pairs
-    from seq2seq_attention.translation.translator import translate
 
     config = checkpoint.training["config"]
-    _, test = split_pairs(load_pairs(max_words=config["max_words"]), config["split"])
-    for pair in test:
+    return split_pairs(load_pairs(max_words=config["max_words"]), config["split"])
+
+
+def held_out(checkpoint, tokens: int, exclude: tuple[str, ...] = ()) -> tuple[str, str]:
+    """The first held-out pair (the checkpoint's split) with S = `tokens` that the model translates exactly."""
+    from seq2seq_attention.translation.translator import translate
+
+    for pair in _pairs(checkpoint)[1]:
         words = pair.source.split()
-        if len(words) + 1 != SOURCE_TOKENS or any(w not in checkpoint.vocabs.source.word2index for w in words):
+        if len(words) + 1 != tokens or pair.source in exclude:
+            continue
+        if any(w not in checkpoint.vocabs.source.word2index for w in words):
             continue
         if translate(checkpoint.model, checkpoint.vocabs, [pair.source])[0] == pair.target:
             return pair.source, pair.target
-    raise SystemExit(f"no held-out sentence of {SOURCE_TOKENS} tokens is translated exactly; pass --sentence")
+    raise SystemExit(f"no held-out sentence of {tokens} tokens is translated exactly; pass --sentence")
+
+
+def default_sentence(checkpoint) -> tuple[str, str]:
+    """The first held-out pair with S = `SOURCE_TOKENS` that the model translates exactly."""
+    return held_out(checkpoint, SOURCE_TOKENS)
+
+
+RUNS = {
+    "sentence": "문장 하나: 탐욕적 번역",
+    "batch": "두 문장 배치: 패딩과 마스크",
+    "free": "자기 추측을 입력으로 (free-running)",
+    "training": "훈련 스텝: teacher forcing",
+    "beam": "빔 서치: 상태 고르기",
+}
+"""The recorded runs, as the stepper's switch names them (in this order)."""
+BATCH_SHORT = 5
+"""S of the batch's other sentence (four words and `<eos>`): one padded position next to the default one (a sentence
+of at most this length gets a companion one token longer)."""
+BEAM_SIZE = 3
+DECAY_EPOCH = 10
+"""The training step also asks `teacher_forcing_at` for the decaying schedule's ratio at this epoch."""
+GRADIENTS = (
+    "encoder.embedding.weight",
+    "encoder.gru.weight_ih_l0",
+    "decoder.attention.Wa.weight",
+    "decoder.attention.Ua.weight",
+    "decoder.attention.Va.weight",
+    "decoder.gru.weight_ih_l0",
+    "decoder.out.weight",
+)
+"""The parameters whose gradient norm the training step shows (those the model has)."""
+
+
+def _sentence(vocabs, source: str, reference: str, translation: str | None) -> dict:
+    return {
+        "source": source,
+        "source_tokens": [vocabs.source.index2word[i] for i in vocabs.source.encode(source)],
+        "reference": reference,
+        "target_tokens": [vocabs.target.index2word[i] for i in vocabs.target.encode(reference)],
+        "translation": translation,
+    }
 
 
 def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
-    """Run the workloads under the tracer; the trace as the JSON-ready dict that `main` writes."""
+    """Run the workloads under the tracer; the trace as the JSON-ready dict that `main` writes.
+
+    Five runs, each its own recorder: ``sentence`` (the checkpoint loaded, the attention module called on its
+    own with the first query, then the greedy translation of one held-out sentence, every step), ``batch`` (two
+    held-out sentences of different lengths translated together: the mask, padding weighted 0), ``free``
+    (the training loop fed its own guesses: teacher forcing ratio 0), ``training`` (one training step with
+    the checkpoint's teacher-forcing schedule: the loss per token and gradient norms) and ``beam`` (beam search,
+    for `DecoderState.select`).
+    """
     import torch
+    from torch import nn
 
     from seq2seq_attention.core.batching import collate
     from seq2seq_attention.core.checkpoint import load_checkpoint
-    from seq2seq_attention.translation.corpus import load_pairs, split_pairs
+    from seq2seq_attention.core.tokens import PAD_IDX, SOS_IDX
+    from seq2seq_attention.translation.search import greedy_decode
+    from seq2seq_attention.translation.train import teacher_forcing_at
     from seq2seq_attention.translation.translator import translate
 
     torch.manual_seed(0)
@@ -419,59 +553,158 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
     if sentence is None:
         source, reference = default_sentence(checkpoint)
     else:
-        _, test = split_pairs(load_pairs(max_words=training["max_words"]), training["split"])
-        match = [pair for pair in test if pair.source == sentence]
+        match = [pair for pair in _pairs(checkpoint)[1] if pair.source == sentence]
         if not match:
             raise SystemExit(f"{sentence!r} is not a held-out (test split) source sentence of the checkpoint's corpus")
         source, reference = match[0]
-    source_ids = vocabs.source.encode(source)
-    target_ids = vocabs.target.encode(reference)
-    ctx = Context(
-        source_tokens=[vocabs.source.index2word[i] for i in source_ids],
-        source_words=list(vocabs.source.index2word),
-        target_words=list(vocabs.target.index2word),
-        known={
-            "B": 1,
-            "S": len(source_ids),
-            "H": config["hidden_size"],
-            "E": config["hidden_size"],
-            "V": config["tgt_vocab_size"],
-        },
-    )
+    length = len(vocabs.source.encode(source))
+    other = held_out(checkpoint, BATCH_SHORT if length > BATCH_SHORT else length + 1, exclude=(source,))
     references = page_sections(pages)
+    on_page = {page: set(page_sections((page,))) for page in pages}
+    loop_pages = on_page["docs/bahdanau/decoder.md"] | on_page["docs/bahdanau/loop.md"]
+    target = vocabs.target.index2word
+
+    def context(pairs: list[tuple[str, str]]) -> tuple[Context, object]:
+        batch = collate([(vocabs.source.encode(s), vocabs.target.encode(r)) for s, r in pairs])
+        tokens = [[vocabs.source.index2word[i] for i in row] for row in batch.source.tolist()]
+        ctx = Context(
+            source_tokens=tokens,
+            source_words=list(vocabs.source.index2word),
+            target_words=list(target),
+            known={
+                "B": len(pairs),
+                "S": batch.source.size(1),
+                "H": config["hidden_size"],
+                "E": config["hidden_size"],
+                "V": config["tgt_vocab_size"],
+            },
+        )
+        return ctx, batch
+
+    def words(column) -> list[str]:
+        return [target[i] for i in column.tolist()]
+
+    def greedy_passes(model, batch) -> list[dict]:
+        with torch.inference_mode():
+            tokens, _ = greedy_decode(model, batch.source, batch.lengths)  # (B, T)
+        fed = torch.cat((torch.full_like(tokens[:, :1], SOS_IDX), tokens[:, :-1]), dim=1)  # (B, T)
+        return [{"t": t + 1, "fed": words(fed[:, t]), "chosen": words(tokens[:, t])} for t in range(tokens.size(1))]
+
+    runs: dict[str, dict] = {}
+
+    def keep(name: str, recorder: Recorder, only: set[str], pairs, translations, **extra) -> None:
+        sections = {ref: recorder.section(ref) for ref in references if ref in only}
+        runs[name] = {
+            "title": RUNS[name],
+            "sentences": [_sentence(vocabs, s, r, tr) for (s, r), tr in zip(pairs, translations, strict=True)],
+            "sections": {ref: section for ref, section in sections.items() if section is not None},
+            **extra,
+        }
+
+    # 1. one sentence, translated greedily: the checkpoint rebuilt (the `__init__` sections), the attention module
+    #    called on its own with the first step's query (`proj_keys` None), then every decoding step
+    ctx, batch = context([(source, reference)])
     recorder = Recorder(references, ctx)
-    batch = collate([(source_ids, target_ids)])
-    previous = sys.gettrace()
-    sys.settrace(recorder.call)
-    try:
-        traced = load_checkpoint(ROOT / MODEL)  # the `__init__` sections run while the model is rebuilt
+
+    def load_and_translate():
+        traced = load_checkpoint(ROOT / MODEL)
         model = traced.model.eval()
         attention = getattr(model.decoder, "attention", None)
-        if attention is not None:  # the attention module called on its own (its `forward`), with the first step's query
+        if attention is not None:
             with torch.inference_mode():
                 keys, hidden, _ = model.encode(batch.source, batch.lengths)  # (B, S, H), (1, B, H)
                 attention(hidden.permute(1, 0, 2), keys)  # query s_0: (B, 1, H)
-        (translation,) = translate(model, traced.vocabs, [source])  # greedy: keys projected once, then the steps
+        return translate(model, traced.vocabs, [source])
+
+    translation = recorder.trace(load_and_translate)
+    model = checkpoint.model.eval()
+    keep("sentence", recorder, set(references), [(source, reference)], translation, passes=greedy_passes(model, batch))
+
+    # 2. a padded batch: the shorter sentence first, so that a slice of the first sentence shows its padding
+    pairs = sorted([other, (source, reference)], key=lambda pair: len(pair[0].split()))
+    ctx, batch = context(pairs)
+    recorder = Recorder(references, ctx)
+    translations = recorder.trace(lambda: translate(model, vocabs, [s for s, _ in pairs]))
+    inits = {ref for ref in references if ref.endswith(":init")}
+    keep("batch", recorder, set(references) - inits, pairs, translations, passes=greedy_passes(model, batch))
+
+    # 3. the training loop fed the model's own guesses (teacher forcing ratio 0: every coin says "guess")
+    ctx, batch = context([(source, reference)])
+    recorder = Recorder(references, ctx)
+
+    def free_running():
         with torch.inference_mode():
-            model(batch.source, batch.lengths, batch.target)  # teacher forcing: the training loop's first step
-    finally:
-        sys.settrace(previous)
+            return model(batch.source, batch.lengths, batch.target, teacher_forcing_ratio=0.0)[0]  # (B, T, V)
+
+    log_probs = recorder.trace(free_running)
+    chosen = log_probs.argmax(dim=-1)  # (B, T)
+    fed = torch.cat((torch.full_like(chosen[:, :1], SOS_IDX), chosen[:, :-1]), dim=1)  # (B, T)
+    passes = [{"t": t + 1, "fed": words(fed[:, t]), "chosen": words(chosen[:, t])} for t in range(chosen.size(1))]
+    keep("free", recorder, loop_pages, [(source, reference)], [translation[0]], passes=passes)
+
+    # 4. one training step: the epoch's teacher-forcing ratio (the checkpoint's schedule, then the decaying one at a
+    #    later epoch, for its other branch), the loop fed the target, the loss per token, the gradients
+    recorder = Recorder(references, ctx)
+    schedule = (training["teacher_forcing_schedule"], training["teacher_forcing_ratio"], training["teacher_forcing_k"])
+    model.train()
+    model.zero_grad()
+
+    calls = [(*schedule, 1), ("inverse_sigmoid", schedule[1], schedule[2], DECAY_EPOCH)]
+    ratios = []
+
+    def training_step():
+        ratios.extend(teacher_forcing_at(*call) for call in calls)  # the step's own ratio, then the other branch
+        return model(batch.source, batch.lengths, batch.target, teacher_forcing_ratio=ratios[0])[0]  # (B, T, V)
+
+    log_probs = recorder.trace(training_step)
+    per_token = nn.NLLLoss(ignore_index=PAD_IDX, reduction="none")(
+        log_probs.flatten(0, 1), batch.target.flatten()
+    ).view_as(batch.target)  # (B, T)
+    loss = per_token.sum() / (batch.target != PAD_IDX).sum()
+    loss.backward()
+    named = dict(model.named_parameters())
+    norms = {name: _round(float(named[name].grad.norm())) for name in GRADIENTS if name in named}
+    model.zero_grad()
+    model.eval()
+    chosen = log_probs.detach().argmax(dim=-1)  # (B, T)
+    fed = torch.cat((torch.full_like(batch.target[:, :1], SOS_IDX), batch.target[:, :-1]), dim=1)  # (B, T)
+    passes = [
+        {
+            "t": t + 1,
+            "fed": words(fed[:, t]),
+            "chosen": words(chosen[:, t]),
+            "target": words(batch.target[:, t]),
+            "loss": [_round(float(v)) for v in per_token[:, t].tolist()],
+        }
+        for t in range(chosen.size(1))
+    ]
+    step = {
+        "calls": [
+            {"schedule": name, "ratio": ratio, "k": k, "epoch": epoch, "result": _round(result)}
+            for (name, ratio, k, epoch), result in zip(calls, ratios, strict=True)
+        ],
+        "loss": _round(float(loss.detach())),
+        "grad_norms": norms,
+    }
+    only = loop_pages | {ref for ref in references if ref.endswith("train.py:teacher_forcing_at")}
+    keep("training", recorder, only, [(source, reference)], [translation[0]], passes=passes, training_step=step)
+
+    # 5. beam search, for the state's `select` (each step copies and reorders the beams' rows)
+    recorder = Recorder(references, ctx)
+    beams = recorder.trace(lambda: translate(model, vocabs, [source], beam_size=BEAM_SIZE))
+    state = {ref for ref in references if ref.endswith("decoders.py:state")}
+    keep("beam", recorder, state, [(source, reference)], beams, beam_size=BEAM_SIZE)
+
+    ran = {ref for run in runs.values() for ref in run["sections"]}
     return {
         "format": "seq2seq-attention/traces",
-        "version": 1,
+        "version": 2,
         "command": COMMAND,
         "model": {"path": MODEL, "decoder": config["decoder"], "score": config["score"], "files": checkpoint.files},
-        "sentence": {
-            "split": f"test ({training['split']})",
-            "source": source,
-            "source_tokens": ctx.source_tokens,
-            "reference": reference,
-            "target_tokens": [vocabs.target.index2word[i] for i in target_ids],
-            "translation": translation,
-        },
+        "split": f"test ({training['split']})",
         "pages": list(pages),
-        "sections": {reference: recorder.in_order(reference) for reference, steps in recorder.steps.items() if steps},
-        "not_run": [reference for reference, steps in recorder.steps.items() if not steps],
+        "runs": runs,
+        "not_run": [ref for ref in references if ref not in ran],
     }
 
 
@@ -552,12 +785,16 @@ def main(argv: list[str] | None = None) -> int:
         if problems:
             print(f"the committed trace is stale; re-record it with: {COMMAND}", file=sys.stderr)
             return 1
-        print(f"{args.out} matches a fresh run ({len(fresh['sections'])} sections)")
+        print(f"{args.out} matches a fresh run ({len(fresh['runs'])} runs)")
         return 0
     _write(args.out, fresh)
-    lines = sum(len(steps) for steps in fresh["sections"].values())
-    print(f"wrote {args.out} ({args.out.stat().st_size} bytes): {len(fresh['sections'])} sections, {lines} lines")
-    print(f"sentence: {fresh['sentence']['source']!r} -> {fresh['sentence']['translation']!r}")
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes)")
+    for name, run in fresh["runs"].items():
+        steps = sum(len(section["steps"]) for section in run["sections"].values())
+        sentences = "; ".join(f"{s['source']!r} -> {s['translation']!r}" for s in run["sentences"])
+        print(
+            f"{name}: {len(run['sections'])} sections, {steps} steps, {len(run.get('passes', []))} passes: {sentences}"
+        )
     if fresh["not_run"]:
         print("excerpts that did not run (no step-through): " + ", ".join(fresh["not_run"]))
     return 0

@@ -647,7 +647,7 @@ def test_the_table_has_axes_the_figures_grey_scale_and_a_legend_on_one_line(live
     )
     assert cells
     for weight, colour in cells:  # matplotlib's "gray": black 0, white 1
-        level = math.floor(255 * weight + 0.5)  # as the page rounds (Math.round: half up)
+        level = min(255, math.floor(256 * weight))  # greyscale.js: matplotlib's lookup in its 256 greys
         assert colour == f"rgb({level}, {level}, {level})", (weight, colour)
     text = live.execute_script(
         "return [document.querySelector('[data-model-column=bahdanau] .live-caption').textContent,"

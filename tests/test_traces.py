@@ -1,16 +1,20 @@
 """The committed step-through trace (docs/assets/traces/bahdanau.json) is the run it claims to be.
 
-`scripts/record_traces.py` records what each excerpted line of the line-by-line pages bound in one
-run of the packaged Bahdanau translator on one held-out sentence; `hooks/stepper.py` puts it on the
-pages. Here:
+`scripts/record_traces.py` records what each excerpted line of the line-by-line pages bound, every time it
+ran, in five runs of the packaged Bahdanau translator (one held-out sentence translated greedily, a padded
+batch of two, the training loop fed its own guesses, one training step, beam search); `hooks/stepper.py`
+reads it (its one validating reader, `load`) and puts it on the pages. Here:
 
 * a fresh run of the recorder equals the committed trace (every name, shape, letter and word, and
   every value within 1e-5), so the pages show what the code does today;
 * every traced section is still excerpted by a line-by-line page and still holds every traced line,
   word for word, so that an edit of the source without a re-record fails here (without torch), with
   the command that fixes it;
-* the trace is small (under 1 MB), names its sentence, which is a held-out (test split) pair of the
-  checkpoint's corpus, and each page's stepper sections are marked by the hook.
+* the runs show what the pages teach: every pass of the decoding loop, the word chosen at each, the
+  input-choosing lines in both the free-running and the teacher-forced loop, a padded position weighted
+  exactly 0, a training step's loss and gradient norms, and every excerpt of the pages traced;
+* the trace is small (under 1 MB), names held-out sentences, and a truncated, malformed or mistyped
+  file stops the build with one line that names the file, the entry, what was expected and the command.
 """
 
 import copy
@@ -19,8 +23,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mkdocs.exceptions import PluginError
 from site_support import ROOT
 
 SCRIPT = ROOT / "scripts" / "record_traces.py"
@@ -36,33 +44,42 @@ def _load(name: str, path: Path):
 
 recorder = _load("record_traces", SCRIPT)
 stepper = _load("stepper_hook", ROOT / "hooks" / "stepper.py")
+LOOP = "src/seq2seq_attention/translation/decoders.py:loop"
+MASKED_SOFTMAX = "src/seq2seq_attention/attention/attention.py:masked_softmax"
 
 
 @pytest.fixture(scope="module")
 def committed() -> dict:
     assert recorder.TRACE_PATH.is_file(), f"no {recorder.TRACE_PATH.relative_to(ROOT)}; record it: {RERECORD}"
-    return json.loads(recorder.TRACE_PATH.read_text(encoding="utf-8"))
+    return stepper.load(recorder.TRACE_PATH)  # the build's reader: it checks the whole file
+
+
+def steps_of(trace: dict, run: str, ref: str) -> list[tuple[dict, list[str]]]:
+    """A run's steps of a section, each with its line's text."""
+    section = trace["runs"][run]["sections"][ref]
+    return [(step, section["lines"][step["line"]]["text"]) for step in section["steps"]]
 
 
 def stale_lines(trace: dict) -> list[str]:
     """Each traced section that no page excerpts or src lacks, and each traced line its section no longer holds."""
     problems = []
     excerpted = set(recorder.page_sections(tuple(trace["pages"])))
-    for ref, steps in trace["sections"].items():
-        if ref not in excerpted:
-            problems.append(f"{ref} is traced but no line-by-line page excerpts it")
-            continue
-        path, section = ref.rsplit(":", 1)
-        if not (ROOT / path).is_file() or f"# --8<-- [start:{section}]" not in (ROOT / path).read_text(
-            encoding="utf-8"
-        ):
-            problems.append(f"{ref}: the section is gone from src")
-            continue
-        texts = recorder.section_texts(ref)
-        for step in steps:
-            n = len(step["text"])
-            if not any(texts[k : k + n] == step["text"] for k in range(len(texts) - n + 1)):
-                problems.append(f"{ref}: the traced line {step['text'][0]!r} is no longer in the section")
+    for name, run in trace["runs"].items():
+        for ref, section in run["sections"].items():
+            if ref not in excerpted:
+                problems.append(f"{ref} is traced (run {name}) but no line-by-line page excerpts it")
+                continue
+            path, part = ref.rsplit(":", 1)
+            if not (ROOT / path).is_file() or f"# --8<-- [start:{part}]" not in (ROOT / path).read_text(
+                encoding="utf-8"
+            ):
+                problems.append(f"{ref}: the section is gone from src")
+                continue
+            texts = recorder.section_texts(ref)
+            for line in section["lines"]:
+                n = len(line["text"])
+                if not any(texts[k : k + n] == line["text"] for k in range(len(texts) - n + 1)):
+                    problems.append(f"{ref}: the traced line {line['text'][0]!r} is no longer in the section")
     return problems
 
 
@@ -75,47 +92,108 @@ def test_every_traced_line_is_still_in_its_excerpted_section(committed: dict):
 
 def test_the_staleness_check_sees_an_edited_line_and_a_dropped_section(committed: dict):
     edited = copy.deepcopy(committed)
-    ref, steps = next(iter(edited["sections"].items()))
-    steps[-1]["text"] = [steps[-1]["text"][0] + "  # edited"]
-    edited["sections"]["src/seq2seq_attention/attention/attention.py:no_such_section"] = steps[:1]
+    sections = edited["runs"]["sentence"]["sections"]
+    ref, section = next(iter(sections.items()))
+    section["lines"][-1]["text"] = [section["lines"][-1]["text"][0] + "  # edited"]
+    sections["src/seq2seq_attention/attention/attention.py:no_such_section"] = section
     problems = stale_lines(edited)
     assert any(ref in p and "no longer in the section" in p for p in problems), problems
     assert any("no_such_section" in p for p in problems), problems
 
 
-def test_the_trace_is_small_and_names_a_held_out_sentence(committed: dict):
+def test_the_trace_is_small_and_names_held_out_sentences(committed: dict):
     from seq2seq_attention.core.checkpoint import load_checkpoint
     from seq2seq_attention.translation.corpus import load_pairs, split_pairs
 
     assert recorder.TRACE_PATH.stat().st_size < 1_000_000
     assert sum(p.stat().st_size for p in recorder.TRACE_PATH.parent.iterdir()) < 1_000_000
-    sentence = committed["sentence"]
     checkpoint = load_checkpoint(ROOT / committed["model"]["path"])
     config = checkpoint.training["config"]
     train, test = split_pairs(load_pairs(max_words=config["max_words"]), config["split"])
-    assert (sentence["source"], sentence["reference"]) in {(p.source, p.target) for p in test}
-    assert sentence["source"] not in {p.source for p in train}
-    assert sentence["source_tokens"] == [*sentence["source"].split(), "<eos>"]
-    print(sentence["source"], "->", sentence["translation"], f"({len(sentence['source_tokens'])} tokens)")
-    # the pages' first decoding step: some line binds the attention over the sentence, and it sums to 1
+    for name, run in committed["runs"].items():
+        for sentence in run["sentences"]:
+            assert (sentence["source"], sentence["reference"]) in {(p.source, p.target) for p in test}, name
+            assert sentence["source"] not in {p.source for p in train}
+            assert sentence["source_tokens"] == [*sentence["source"].split(), "<eos>"]
+    print({name: [s["source"] for s in run["sentences"]] for name, run in committed["runs"].items()})
+    # the first decoding step of the sentence: a line binds the attention over the sentence, and it sums to 1
+    tokens = committed["runs"]["sentence"]["sentences"][0]["source_tokens"]
     weights = [
         value
-        for steps in committed["sections"].values()
-        for step in steps
+        for section in committed["runs"]["sentence"]["sections"].values()
+        for step in section["steps"]
         for value in step["values"]
-        if value.get("dims") == ["B=1", "T=1", f"S={len(sentence['source_tokens'])}"]
+        if value.get("dims") == ["B=1", "T=1", f"S={len(tokens)}"]
         and value.get("cols")
         and abs(sum(value["values"]) - 1) < 1e-5
     ]
     assert weights, "no traced line binds attention weights over the sentence"
-    assert all(value["cols"] == sentence["source_tokens"] for value in weights)
+    assert all(value["cols"] == tokens for value in weights)
 
 
 def test_the_one_step_page_names_the_traced_sentence(committed: dict):
     text = (ROOT / "docs" / "attention" / "one-step.md").read_text(encoding="utf-8")
-    assert f"«{committed['sentence']['source']}»" in text, (
-        f"docs/attention/one-step.md names another sentence than the trace's {committed['sentence']['source']!r}"
-    )
+    source = committed["runs"]["sentence"]["sentences"][0]["source"]
+    assert f"«{source}»" in text, f"docs/attention/one-step.md names another sentence than the trace's {source!r}"
+
+
+def test_the_loop_is_traced_at_every_pass_with_the_word_chosen_and_the_token_fed(committed: dict):
+    for name in ("free", "training"):
+        run = committed["runs"][name]
+        sentence = run["sentences"][0]
+        T = len(sentence["target_tokens"])
+        steps = steps_of(committed, name, LOOP)
+        headers = [step["t"] for step, text in steps if text[0].startswith("for i in")]
+        assert headers == list(range(1, T + 1)), (name, headers)  # the loop ran T times; its exit is no pass
+        assert [p["t"] for p in run["passes"]] == list(range(1, T + 1))
+        chosen = [p["chosen"][0] for p in run["passes"]]
+        assert chosen == [*sentence["translation"].split(), "<eos>"], (name, chosen)  # the packaged model's output
+        fed = [p["fed"][0] for p in run["passes"]]
+        if name == "free":  # its own guess: the word chosen one pass earlier
+            assert fed == ["<sos>", *chosen[:-1]]
+        else:  # teacher forcing: the target
+            assert fed == ["<sos>", *sentence["target_tokens"][:-1]]
+        lit = {(step["t"], text[0].split("  #")[0]) for step, text in steps}
+        assert all((t, "step_input = embedded[:, i : i + 1]") in lit for t in range(1, T + 1))
+        guesses = {t for t, text in lit if text.startswith("guess = self.out(outputs[-1])")}
+        wheres = {t for t, text in lit if text.startswith("step_input = torch.where(")}
+        if name == "free":  # every pass after the first feeds the argmax
+            assert guesses == wheres == set(range(2, T + 1))
+        else:
+            assert guesses == wheres == set()
+    from seq2seq_attention.translation.train import teacher_forcing_at
+
+    step = committed["runs"]["training"]["training_step"]
+    for call in step["calls"]:  # the epoch's ratio (the checkpoint's schedule), and the decaying branch
+        expected = teacher_forcing_at(call["schedule"], call["ratio"], call["k"], call["epoch"])
+        assert call["result"] == pytest.approx(expected, abs=1e-6)
+    assert [call["schedule"] for call in step["calls"]] == ["constant", "inverse_sigmoid"]
+    assert step["loss"] > 0 and len(step["grad_norms"]) >= 5 and all(v > 0 for v in step["grad_norms"].values())
+    losses = [p["loss"][0] for p in committed["runs"]["training"]["passes"]]
+    assert sum(losses) / len(losses) == pytest.approx(step["loss"], abs=1e-5)  # the mean of the per-token losses
+
+
+def test_the_padded_batch_weighs_its_padding_exactly_zero(committed: dict):
+    run = committed["runs"]["batch"]
+    lengths = [len(s["source_tokens"]) for s in run["sentences"]]
+    assert len(lengths) == 2 and lengths[0] < lengths[1]
+    returns = [
+        value
+        for step, text in steps_of(committed, "batch", MASKED_SOFTMAX)
+        if text[0].startswith("return F.softmax(scores, dim=-1).masked_fill")
+        for value in step["values"]
+    ]
+    assert len(returns) == len(run["passes"]) >= 2  # the mask's branch, at every step
+    for value in returns:
+        assert value["dims"] == ["B=2", "T=1", f"S={lengths[1]}"]
+        padded = value["values"][0][lengths[0] :]
+        assert padded and all(w == 0.0 for w in padded) and value["words"][0][lengths[0] :] == ["<pad>"] * len(padded)
+        assert all(w > 0 for w in value["values"][1])
+        assert all(abs(sum(row) - 1) < 1e-5 for row in value["values"])
+    hidden = [
+        text for _, text in steps_of(committed, "batch", "src/seq2seq_attention/attention/attention.py:hide_padding")
+    ]
+    assert hidden, "hide_padding did not run in the batch"
 
 
 def test_the_committed_trace_equals_a_fresh_run(committed: dict, tmp_path: Path):
@@ -124,34 +202,35 @@ def test_the_committed_trace_equals_a_fresh_run(committed: dict, tmp_path: Path)
         [sys.executable, str(SCRIPT), "--out", str(fresh_path)], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    fresh = json.loads(fresh_path.read_text(encoding="utf-8"))
+    fresh = stepper.load(fresh_path)
     problems = recorder.differences(committed, fresh)
     assert not problems, f"the committed trace differs from a fresh run; re-record it with `{RERECORD}`:\n" + "\n".join(
         problems
     )
-    # every page excerpt that ran is traced; the rest are named
-    assert set(fresh["sections"]) | set(fresh["not_run"]) == set(recorder.page_sections(tuple(fresh["pages"])))
-    assert len(fresh["sections"]) >= 5
+    # every excerpt of the line-by-line pages ran in some run: each has a stepper
+    ran = stepper.traced_sections(fresh)
+    assert fresh["not_run"] == [] and ran == set(recorder.page_sections(tuple(fresh["pages"])))
 
 
 def test_the_comparison_sees_a_value_a_shape_and_a_line_that_changed(committed: dict):
     changed = copy.deepcopy(committed)
     tensors = [
-        (ref, i, value)
-        for ref, steps in changed["sections"].items()
-        for i, step in enumerate(steps)
+        (section, value)
+        for run in changed["runs"].values()
+        for section in run["sections"].values()
+        for step in section["steps"]
         for value in step["values"]
         if value["kind"] == "tensor"
         and isinstance(value.get("values"), list)
         and not isinstance(value["values"][0], list)
     ]
-    ref, i, value = next(t for t in tensors if abs(t[2]["values"][0]) < 0.5)  # tolerance 1e-5 (and 1e-5 relative)
+    section, value = next(t for t in tensors if 1e-3 < abs(t[1]["values"][0]) < 0.5)  # tolerance 1e-5 (and relative)
     value["values"][0] += 2e-5
     assert any("more than 1e-05 apart" in p for p in recorder.differences(committed, changed))
     value["values"][0] -= 2e-5 - 5e-6  # within the tolerance
     assert recorder.differences(committed, changed) == []
     value["shape"] = [*value["shape"], 1]
-    changed["sections"][ref][i]["text"] = ["x = y  # (B, S)"]
+    section["lines"][0]["text"] = ["x = y  # (B, S)"]
     problems = recorder.differences(committed, changed)
     assert any(".shape" in p for p in problems) and any(".text" in p for p in problems), problems
 
@@ -185,27 +264,171 @@ def test_letters_fit_only_the_sizes_the_run_knows():
     assert recorder.letters(["B", "1", "2H"], (1, 1, 512)) == ["B=1", "1", "2H=512"]
 
 
+def test_values_keep_an_exact_zero_apart_from_a_tiny_one():
+    assert recorder._round(0.0) == 0.0 and recorder._round(-0.0) == 0.0
+    assert recorder._round(3.2e-8) == pytest.approx(3.2e-8) and recorder._round(3.2e-8) != 0
+    assert recorder._round(0.12345678) == 0.123457
+
+
 def test_the_hook_marks_only_traced_excerpts_and_inlines_safe_json(committed: dict):
-    ref = next(iter(committed["sections"]))
+    ref = next(iter(committed["runs"]["sentence"]["sections"]))
+    traced = stepper.traced_sections(committed)
     page = (
         f'Text.\n\n```{{.python notest title="a · b"}}\n--8<-- "{ref}"\n```\n\n'
         '```{.python notest}\n--8<-- "src/seq2seq_attention/attention/scores.py:dot"\n```\n'
     )
-    marked, refs = stepper.mark_fences(page, committed["sections"])
+    marked, refs = stepper.mark_fences(page, traced)
     assert refs == [ref]
     assert f'```{{.python notest title="a · b" data-stepper="{ref}"}}' in marked
     assert '```{.python notest}\n--8<-- "src/seq2seq_attention/attention/scores.py:dot"' in marked
-    assert stepper.mark_fences(marked, committed["sections"])[0] == marked  # marked once
-    data = stepper.page_data(committed, refs)
-    data["sentence"] = {**data["sentence"], "source": "</script><b>"}
+    assert stepper.mark_fences(marked, traced)[0] == marked  # marked once
+    data = stepper.page_data(committed, refs, "../live.html")
+    assert data["live"] == "../live.html" and all(set(run["sections"]) == {ref} for run in data["runs"].values())
+    data["runs"]["sentence"]["sentences"][0]["source"] = "</script><b>"
     script = stepper.data_script(data)
     assert script.count("</script>") == 1 and "<b>" not in script
     inner = script.split(">", 1)[1].rsplit("<", 1)[0]
-    assert json.loads(inner)["sentence"]["source"] == "</script><b>"
+    assert json.loads(inner)["runs"]["sentence"]["sentences"][0]["source"] == "</script><b>"
 
 
-def test_every_line_by_line_page_has_a_stepper(built_site):
+# ---------------------------------------------------------------------------------------------------
+# A broken trace stops the build with one line
+
+
+def _planted(tmp_path: Path, text: str) -> tuple[SimpleNamespace, Path]:
+    path = tmp_path / stepper.TRACE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return SimpleNamespace(docs_dir=str(tmp_path)), path
+
+
+def _build_error(config: SimpleNamespace) -> str:
+    with pytest.raises(PluginError) as caught:
+        stepper.on_config(config)
+    message = str(caught.value)
+    assert "\n" not in message, message  # one line
+    assert RERECORD in message and "git checkout -- " in message, message
+    return message
+
+
+def test_a_truncated_trace_stops_the_build_with_one_line(tmp_path: Path):
+    text = recorder.TRACE_PATH.read_text(encoding="utf-8")
+    config, path = _planted(tmp_path, text[: len(text) // 2])
+    message = _build_error(config)
+    assert message.startswith(f"{path}: is not complete JSON"), message
+
+
+def _mistyped(tmp_path: Path, committed: dict, change) -> tuple[str, Path]:
+    broken = copy.deepcopy(committed)
+    change(broken)
+    config, path = _planted(tmp_path, json.dumps(broken, ensure_ascii=False))
+    return _build_error(config), path
+
+
+def test_a_shape_that_is_a_string_stops_the_build_naming_the_entry(committed: dict, tmp_path: Path):
+    def change(trace: dict) -> None:
+        step = trace["runs"]["batch"]["sections"][MASKED_SOFTMAX]["steps"][2]
+        step["values"][0]["shape"] = "(2, 1, 6)"
+
+    message, path = _mistyped(tmp_path, committed, change)
+    name = committed["runs"]["batch"]["sections"][MASKED_SOFTMAX]["steps"][2]["values"][0]["name"]
+    assert message.startswith(
+        f"{path}, run 'batch', section '{MASKED_SOFTMAX}', step 3, value {name!r}: "
+        '"shape" must be a list of integers, got "(2, 1, 6)"'
+    ), message
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda t: t.update(version=1), 'expected "format": "seq2seq-attention/traces", "version": 2, got'),
+        (lambda t: t["runs"]["sentence"].pop("sections"), "run 'sentence': expected {\"title\""),
+        (
+            lambda t: t["runs"]["free"]["sections"][LOOP]["steps"][0].update(line=999),
+            f"run 'free', section '{LOOP}', step 1: \"line\" must index \"lines\"",
+        ),
+        (
+            lambda t: t["runs"]["free"]["sections"][LOOP]["steps"][1].update(t="1"),
+            f"run 'free', section '{LOOP}', step 2: expected {{\"line\": int, \"t\": int",
+        ),
+        (
+            lambda t: t["runs"]["training"]["training_step"]["grad_norms"].update(big="1e3"),
+            "run 'training', training_step: \"grad_norms\" must map parameter names to numbers",
+        ),
+        (
+            lambda t: t["runs"]["training"]["passes"][0].update(chosen="i"),
+            "run 'training', pass 1: \"chosen\" must be a list of words",
+        ),
+        (
+            lambda t: t["runs"]["sentence"]["sections"][MASKED_SOFTMAX]["steps"][1]["values"][0].update(kind="tensr"),
+            '"kind" must be one of tensor, module, object, value, got "tensr"',
+        ),
+    ],
+)
+def test_each_mistyped_entry_is_named(committed: dict, tmp_path: Path, change, expected: str):
+    message, path = _mistyped(tmp_path, committed, change)
+    assert message.startswith(str(path)) and expected in message, message
+
+
+WRONG = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.text(max_size=6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+"""JSON values that are none of: a list (a shape, letters), an integer (a line, a pass)."""
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), wrong=WRONG)
+def test_any_mistyped_step_or_tensor_is_one_line_naming_its_entry(committed: dict, data, wrong):
+    broken = copy.deepcopy(committed)
+    name = data.draw(st.sampled_from(sorted(broken["runs"])))
+    ref = data.draw(st.sampled_from(sorted(broken["runs"][name]["sections"])))
+    steps = broken["runs"][name]["sections"][ref]["steps"]
+    n = data.draw(st.integers(0, len(steps) - 1))
+    tensors = [value for value in steps[n]["values"] if value["kind"] == "tensor"]
+    where = data.draw(st.sampled_from(["line", "t"] + (["shape", "dims"] if tensors else [])))
+    if where in ("line", "t"):
+        steps[n][where] = wrong
+    else:
+        data.draw(st.sampled_from(tensors))[where] = wrong
+    with pytest.raises(stepper.TraceError) as caught:
+        stepper._check(Path("trace.json"), broken)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"trace.json, run {name!r}, section {ref!r}, step {n + 1}")
+    assert f'"{where}"' in message or "expected {" in message, message
+    assert message.endswith(f"re-record it with `{RERECORD}`"), message
+
+
+def test_log_probabilities_are_shaded_by_likelihood(committed: dict):
+    outputs = [
+        value
+        for run in ("free", "training")
+        for step, text in steps_of(committed, run, "src/seq2seq_attention/translation/decoders.py:after_loop")
+        if text[0].startswith("decoder_outputs = F.log_softmax")
+        for value in step["values"]
+    ]
+    assert len(outputs) == 2 and all(value["scale"] == "log" for value in outputs)
+    assert all(pair[1] <= 0 for value in outputs for row in value["top"] for pair in row)
+    logits = [
+        v
+        for s, _ in steps_of(committed, "sentence", "src/seq2seq_attention/translation/decoders.py:forward_step")
+        for v in s["values"]
+        if "top" in v
+    ]
+    assert logits and not any("scale" in v for v in logits)  # logits: by magnitude
+
+
+def test_no_trace_builds_without_steppers(tmp_path: Path):
+    config = SimpleNamespace(docs_dir=str(tmp_path))
+    assert stepper.on_config(config) is config and stepper.load(tmp_path / stepper.TRACE) is None
+
+
+def test_every_line_by_line_page_has_a_stepper_for_every_excerpt(built_site, committed: dict):
     for page in recorder.PAGES:
         html = (built_site.root / page.removeprefix("docs/").replace(".md", ".html")).read_text(encoding="utf-8")
-        assert 'data-stepper="src/' in html, f"{page} has no excerpt with a step-through"
         assert f'id="{stepper.DATA_ID}"' in html
+        for ref in recorder.page_sections((page,)):
+            assert f'data-stepper="{ref}"' in html, f"{page}: the excerpt {ref} has no step-through"

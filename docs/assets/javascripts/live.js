@@ -195,12 +195,10 @@
   // ---------- drawing ----------
 
   const words = (tokens) => tokens.filter((t) => t !== EOS).map((t) => vocab.target[t]).join(" ");
-  const shade = (w) => Math.round(255 * w);  // matplotlib's "gray" from 0 to 1, as in the heatmap figures
-  // The number on a grey cell: black or white, whichever stands out more (at worst 4.6:1, white on grey 117)
-  const ink = (v) => {
-    const c = v / 255, luminance = c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    return (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) ? "#000" : "#fff";
-  };
+  // The site's one grey scale (greyscale.js: matplotlib's "gray", as in the heatmap figures and the stepper; the page
+  // loads it before this script)
+  const shade = (w) => window.greyScale.level(w);
+  const ink = (v) => window.greyScale.ink(v);  // the number on a grey cell: black or white, whichever stands out more
   const fixed = (x, digits) => (Math.abs(x) < 0.5 * 10 ** -digits ? 0 : x).toFixed(digits);  // no "-0.000"
 
   function probability(p) {  // three significant digits, so that no candidate reads 0: percent, then powers of ten
@@ -388,7 +386,23 @@
     });
     const scores = scoreTable(model, result, t);
     panel.replaceChildren(caption, scrolling(table), scores.caption, scrolling(scores.table));
+    if (model === "bahdanau") panel.append(lineByLine(t));
     updateScrollCues();
+  }
+
+  // Back to the code: the line-by-line page of one decoding step, whose stepper opens this sentence's step t when
+  // it recorded this sentence (docs/assets/javascripts/stepper.js reads the fragment)
+  const STEP_PAGE = "bahdanau/forward_step.html";
+  function lineByLine(t) {
+    const p = document.createElement("p");
+    p.className = "live-caption";
+    const link = document.createElement("a");
+    link.dataset.live = "line-by-line";
+    const sentence = normalize(current.sentence).trim().split(/\s+/).join(" ");
+    link.href = `${STEP_PAGE}#${new URLSearchParams({ s: sentence, t: t + 1 })}`;
+    link.textContent = `단계 ${t + 1}을 코드 한 줄씩 따라가기 (디코더의 한 스텝)`;
+    p.append(link);
+    return p;
   }
 
   function explanation(id, html) {  // a table's caption, outside its scrolling box so that it wraps on a phone

@@ -26,6 +26,10 @@ from .model import Seq2Seq
 from .search import check_steps, greedy_decode
 from .translator import check_translator, prepare_sentences
 
+ATTENTION_CMAP = "gray"
+"""The heatmaps' colormap: the site's one grey scale (0 black, 1 white), which `docs/assets/javascripts/greyscale.js`
+draws the same way for the stepper and the live page."""
+
 
 def _check_words(source_words: object, output_words: object) -> None:
     for name, words in (("source_words", source_words), ("output_words", output_words)):
@@ -92,7 +96,7 @@ def plot_attention(
         ax = figure.add_subplot()
     figure = ax.get_figure()
 
-    image = ax.imshow(matrix, cmap="gray", vmin=0.0, vmax=1.0, aspect="auto")  # one grey cell per weight
+    image = ax.imshow(matrix, cmap=ATTENTION_CMAP, vmin=0.0, vmax=1.0, aspect="auto")  # one grey cell per weight
     ax.set_xticks(range(S), labels=list(source_words), rotation=90)
     ax.set_yticks(range(T), labels=list(output_words))
     xlabel, font = label("원문 (프랑스어)", "source")
