@@ -1,0 +1,259 @@
+"""The numbers the course prose states about a run, read from the committed files that hold them.
+
+A page writes ``{{ bleu_bahdanau_packaged_h256_test }}`` where it would otherwise type 37.56; the mkdocs-macros
+plugin (mkdocs.yml) renders it at build time from `values()`. Each name says what the value is, which model and
+recipe it belongs to and on which split it was measured:
+
+    <quantity>_<model>_<recipe>_<split>        e.g. bleu_luong_compare_h128_test, pairs_test_by_french
+
+- recipe ``packaged_h256`` / ``packaged_h128``: the checkpoints shipped in ``src/seq2seq_attention/pretrained/``
+  (``scripts/train_seq2seq.sh``); their held-out evaluation is in each ``checkpoint.json``.
+- recipe ``compare_h128``: the chapter 3 comparison (``results/attention/results.json``, H=128, 30 epochs, three
+  seeds, mean over seeds unless the name says ``seed0``).
+- split ``test``: the held-out pairs of the main split (``by_english``); ``by_french`` names the leaky split.
+
+Every file goes through a validating reader: a missing, malformed, truncated or mistyped file stops the build with
+one line that names the file, the entry, what was expected and the command that re-creates the file
+(`ResultsFileError`). Reading needs only the standard library, so the site builds without torch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+COMPARE = "results/attention/results.json"
+SEQ2SEQ = "results/seq2seq/metrics.json"
+PACKAGED = "src/seq2seq_attention/pretrained/{name}/checkpoint.json"
+
+COMMANDS = {
+    COMPARE: "python scripts/compare_attention.py --epochs 30 --time-budget 240 --hidden-size 128 --batch-size 64 "
+    "--learning-rate 0.002 --seeds 0 1 2 --threads 1",
+    SEQ2SEQ: "scripts/train_seq2seq.sh && python scripts/seq2seq_report.py",
+    PACKAGED: "scripts/train_seq2seq.sh {name}",
+}
+"""How each file is re-created (results/*/README.md says the same)."""
+
+COMPARE_DECODERS = {"gru": "gru", "luong": "luong", "luong:scaled_dot": "luong_scaled", "bahdanau": "bahdanau"}
+"""The comparison's decoders and the model part of their names (luong:general is not quoted in the prose)."""
+
+PACKAGED_MODELS = {
+    "bahdanau": "bahdanau_packaged_h256",
+    "bahdanau-bi": "bahdanau_bi_packaged_h256",
+    "gru": "gru_packaged_h128",
+}
+"""The packaged checkpoints (folder name) and the model and recipe part of their names."""
+
+SPECIAL_TOKENS = ("<pad>", "<sos>", "<eos>", "<unk>")
+
+
+class ResultsFileError(ValueError):
+    """A results file the prose reads is missing, malformed, truncated or holds a value of the wrong kind."""
+
+
+class Reader:
+    """One results file, parsed strictly; `get` walks to an entry and checks its kind."""
+
+    def __init__(self, relative: str, command: str, root: Path = ROOT) -> None:
+        self.relative = relative
+        self.command = command
+        path = root / relative
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            self.fail("(the file)", "a file", "none")
+        except UnicodeDecodeError as error:
+            self.fail("(the file)", "UTF-8 text", f"bytes that are not UTF-8 at byte {error.start}")
+
+        def constant(name: str) -> None:
+            self.fail("(the file)", "strict JSON (no NaN or Infinity)", name)
+
+        try:
+            self.data = json.loads(text, parse_constant=constant)
+        except json.JSONDecodeError as error:
+            found = "an empty file" if not text.strip() else f"{error.msg} at line {error.lineno} column {error.colno}"
+            self.fail("(the file)", "a complete JSON document", found + " (truncated or malformed?)")
+
+    def fail(self, entry: str, expected: str, found: str) -> None:
+        raise ResultsFileError(
+            f"{self.relative}: {entry}: expected {expected}, found {found}; re-create it with `{self.command}`"
+        )
+
+    def get(self, *keys: str | int, kind: str = "number") -> Any:
+        """The entry at `keys`, checked to be of `kind` (number, fraction, count, text, list, dict)."""
+        value: Any = self.data
+        walked: list[str] = []
+        for key in keys:
+            walked.append(f"[{key}]" if isinstance(key, int) else str(key))
+            where = ".".join(walked).replace(".[", "[")
+            if isinstance(key, int):
+                if not isinstance(value, list) or not -len(value) <= key < len(value):
+                    self.fail(where, f"a list with an entry {key}", _describe(value))
+            elif not isinstance(value, dict) or key not in value:
+                self.fail(where, f"an object with the key {key!r}", _describe(value))
+            value = value[key]
+        where = ".".join(walked).replace(".[", "[") or "(the file)"
+        check, expected = KINDS[kind]
+        if not check(value):
+            self.fail(where, expected, _describe(value))
+        return value
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+KINDS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "number": (_number, "a finite number"),
+    "fraction": (lambda v: _number(v) and 0 <= v <= 1, "a number between 0 and 1"),
+    "count": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "a whole number >= 0"),
+    "text": (lambda v: isinstance(v, str) and v != "", "a non-empty string"),
+    "list": (lambda v: isinstance(v, list) and len(v) > 0, "a non-empty list"),
+    "dict": (lambda v: isinstance(v, dict), "an object"),
+}
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, dict):
+        return f"an object with keys {sorted(value)[:6]}" + (" ..." if len(value) > 6 else "")
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def count(value: int) -> str:
+    """A count as the prose writes it: 5,318."""
+    return f"{value:,}"
+
+
+def score(value: float) -> str:
+    """A BLEU score to two decimals, as sacrebleu reports it."""
+    return f"{value:.2f}"
+
+
+def percent(fraction: float, digits: int = 1) -> str:
+    """A fraction as a percentage without the sign: 0.1828 -> 18.3."""
+    return f"{100 * fraction:.{digits}f}"
+
+
+def alignment_statistics(weights: list[list[float]]) -> dict[str, float]:
+    """What a heatmap shows, in three numbers (the same formulas as the fence on docs/attention/heatmaps.md).
+
+    - ``diagonal``: the mean over output words t of the weight within one column of the diagonal (|j - t| <= 1).
+    - ``subject``: the weight the first output word (i, he) puts on the first source token (je, il).
+    - ``verb``: the weight the second output word (m, is) puts on the second source token (suis, est, me).
+    """
+    rows = len(weights)
+    diagonal = sum(w for t, row in enumerate(weights) for j, w in enumerate(row) if abs(j - t) <= 1) / rows
+    return {"diagonal": diagonal, "subject": weights[0][0], "verb": weights[1][1]}
+
+
+def _compare(values: dict[str, str], root: Path) -> None:
+    reader = Reader(COMPARE, COMMANDS[COMPARE], root)
+    for key in ("pairs", "train", "held_out"):
+        reader.get("data", key, kind="count")
+    values["pairs_total"] = count(reader.get("data", "pairs", kind="count"))
+    settings = reader.get("settings", kind="dict")
+    if settings.get("split") != "by_english":
+        reader.fail("settings.split", "'by_english' (the prose names it the main split)", repr(settings.get("split")))
+    values["hidden_compare_h128"] = str(reader.get("settings", "hidden_size", kind="count"))
+    values["epochs_compare_h128"] = str(reader.get("settings", "epochs", kind="count"))
+    models = reader.get("models", kind="list")
+    found = set()
+    for index in range(len(models)):
+        decoder = reader.get("models", index, "decoder", kind="text")
+        if decoder not in COMPARE_DECODERS:
+            continue
+        found.add(decoder)
+        name = COMPARE_DECODERS[decoder]
+        values[f"bleu_{name}_compare_h128_test"] = score(reader.get("models", index, "bleu"))
+        values[f"bleu_std_{name}_compare_h128_test"] = score(reader.get("models", index, "bleu_std"))
+        per_seed = reader.get("models", index, "bleu_per_seed", kind="list")
+        for seed in range(len(per_seed)):
+            values[f"bleu_{name}_compare_h128_seed{seed}_test"] = score(
+                reader.get("models", index, "bleu_per_seed", seed)
+            )
+        values[f"exact_{name}_compare_h128_test"] = percent(reader.get("models", index, "exact_match", kind="fraction"))
+        if decoder != "gru":
+            peak = reader.get("models", index, "mean_max_weight", kind="fraction")
+            values[f"peak_{name}_compare_h128_test"] = f"{peak:.2f}"
+    missing = set(COMPARE_DECODERS) - found
+    if missing:
+        reader.fail("models", f"a model for each of {sorted(COMPARE_DECODERS)}", f"none for {sorted(missing)}")
+    heatmaps = reader.get("heatmaps", kind="list")
+    for decoder in ("bahdanau", "luong"):
+        stats = []
+        for index in range(len(heatmaps)):
+            weights = reader.get("heatmaps", index, decoder, "weights", kind="list")
+            source = reader.get("heatmaps", index, "source", kind="text")
+            if len(weights) < 2:
+                reader.fail(f"heatmaps[{index}].{decoder}.weights", "two rows or more", _describe(weights))
+            for t, row in enumerate(weights):
+                if not isinstance(row, list) or len(row) != len(source.split()) + 1 or not all(map(_number, row)):
+                    reader.fail(
+                        f"heatmaps[{index}].{decoder}.weights[{t}]",
+                        f"{len(source.split()) + 1} numbers (the source words and <eos>)",
+                        _describe(row),
+                    )
+            stats.append(alignment_statistics(weights))
+        name = COMPARE_DECODERS[decoder]
+        for key in ("diagonal", "subject", "verb"):
+            values[f"{key}_{name}_compare_h128_seed0_heatmaps"] = f"{sum(s[key] for s in stats) / len(stats):.2f}"
+
+
+def _seq2seq(values: dict[str, str], root: Path) -> None:
+    reader = Reader(SEQ2SEQ, COMMANDS[SEQ2SEQ], root)
+    for split in ("by_english", "by_french"):
+        train = reader.get("splits", split, "train", kind="count")
+        held_out = reader.get("splits", split, "held_out", kind="count")
+        overlap = reader.get("splits", split, "target_overlap", kind="fraction")
+        values[f"pairs_train_{split}"] = count(train)
+        values[f"pairs_test_{split}"] = count(held_out)
+        values[f"overlap_pairs_{split}"] = count(round(overlap * held_out))
+        values[f"overlap_percent_{split}"] = percent(overlap)
+
+
+def _packaged(values: dict[str, str], root: Path) -> None:
+    for name, label in PACKAGED_MODELS.items():
+        relative = PACKAGED.format(name=name)
+        reader = Reader(relative, COMMANDS[PACKAGED].format(name=name), root)
+        split = reader.get("training", "evaluation", "split", kind="text")
+        if split != "by_english":
+            reader.fail("training.evaluation.split", "'by_english'", repr(split))
+        values[f"bleu_{label}_test"] = score(reader.get("training", "evaluation", "bleu"))
+        values[f"exact_{label}_test"] = percent(reader.get("training", "evaluation", "exact_match", kind="fraction"))
+        values[f"pairs_test_{label}"] = count(reader.get("training", "evaluation", "pairs", kind="count"))
+        values[f"hidden_{label}"] = str(reader.get("config", "hidden_size", kind="count"))
+        if name == "bahdanau":
+            words = reader.get("vocabularies", "source", "index2word", kind="list")
+            target = reader.get("vocabularies", "target", "index2word", kind="list")
+            if list(words[: len(SPECIAL_TOKENS)]) != list(SPECIAL_TOKENS):
+                reader.fail("vocabularies.source.index2word", f"to start with {list(SPECIAL_TOKENS)}", str(words[:4]))
+            values["vocab_entries_source_packaged"] = count(len(words))
+            values["vocab_words_source_packaged"] = count(len(words) - len(SPECIAL_TOKENS))
+            values["vocab_entries_target_packaged"] = count(len(target))
+            values["epochs_bahdanau_packaged_h256"] = str(reader.get("training", "epoch", kind="count"))
+
+
+def values(root: Path = ROOT) -> dict[str, str]:
+    """Every named value, formatted as the prose writes it (a string: "37.56", "5,318", "18.3")."""
+    found: dict[str, str] = {"special_tokens": str(len(SPECIAL_TOKENS))}
+    _compare(found, root)
+    _seq2seq(found, root)
+    _packaged(found, root)
+    return found
+
+
+def define_env(env: Any) -> None:
+    """mkdocs-macros: every value becomes a page variable; a failed read stops the build with its one line."""
+    from mkdocs.exceptions import PluginError
+
+    try:
+        env.variables.update(values())
+    except ResultsFileError as error:
+        raise PluginError(str(error)) from None
