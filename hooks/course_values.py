@@ -11,6 +11,8 @@ recipe it belongs to and on which split it was measured:
 - recipe ``compare_h128``: the chapter 3 comparison (``results/attention/results.json``, H=128, 30 epochs, three
   seeds, mean over seeds unless the name says ``seed0``).
 - split ``test``: the held-out pairs of the main split (``by_english``); ``by_french`` names the leaky split.
+- the corpus counts (pairs, splits, vocabulary sizes) come from ``results/corpus/counts.json``
+  (``python scripts/corpus_counts.py``, checked against the bundled corpus by tests/test_course_values.py).
 
 Every file goes through a validating reader: a missing, malformed, truncated or mistyped file stops the build with
 one line that names the file, the entry, what was expected and the command that re-creates the file
@@ -28,19 +30,25 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 COMPARE = "results/attention/results.json"
-SEQ2SEQ = "results/seq2seq/metrics.json"
+CORPUS = "results/corpus/counts.json"
 PACKAGED = "src/seq2seq_attention/pretrained/{name}/checkpoint.json"
 
 COMMANDS = {
     COMPARE: "python scripts/compare_attention.py --epochs 30 --time-budget 240 --hidden-size 128 --batch-size 64 "
     "--learning-rate 0.002 --seeds 0 1 2 --threads 1",
-    SEQ2SEQ: "scripts/train_seq2seq.sh && python scripts/seq2seq_report.py",
+    CORPUS: "python scripts/corpus_counts.py",
     PACKAGED: "scripts/train_seq2seq.sh {name}",
 }
 """How each file is re-created (results/*/README.md says the same)."""
 
-COMPARE_DECODERS = {"gru": "gru", "luong": "luong", "luong:scaled_dot": "luong_scaled", "bahdanau": "bahdanau"}
-"""The comparison's decoders and the model part of their names (luong:general is not quoted in the prose)."""
+COMPARE_DECODERS = {
+    "gru": "gru",
+    "luong": "luong",
+    "luong:scaled_dot": "luong_scaled",
+    "luong:general": "luong_general",
+    "bahdanau": "bahdanau",
+}
+"""The comparison's decoders and the model part of their names."""
 
 PACKAGED_MODELS = {
     "bahdanau": "bahdanau_packaged_h256",
@@ -157,7 +165,6 @@ def _compare(values: dict[str, str], root: Path) -> None:
     reader = Reader(COMPARE, COMMANDS[COMPARE], root)
     for key in ("pairs", "train", "held_out"):
         reader.get("data", key, kind="count")
-    values["pairs_total"] = count(reader.get("data", "pairs", kind="count"))
     settings = reader.get("settings", kind="dict")
     if settings.get("split") != "by_english":
         reader.fail("settings.split", "'by_english' (the prose names it the main split)", repr(settings.get("split")))
@@ -185,6 +192,28 @@ def _compare(values: dict[str, str], root: Path) -> None:
     missing = set(COMPARE_DECODERS) - found
     if missing:
         reader.fail("models", f"a model for each of {sorted(COMPARE_DECODERS)}", f"none for {sorted(missing)}")
+    values["batch_compare_h128"] = str(reader.get("settings", "batch_size", kind="count"))
+    values["learning_rate_compare_h128"] = f"{reader.get('settings', 'learning_rate'):g}"
+    values["teacher_forcing_percent_compare_h128"] = percent(
+        reader.get("settings", "teacher_forcing_ratio", kind="fraction"), 0
+    )
+    values["time_budget_compare_h128"] = f"{reader.get('settings', 'time_budget'):g}"
+    bleu = {d: float(values[f"bleu_{COMPARE_DECODERS[d]}_compare_h128_test"]) for d in COMPARE_DECODERS}
+    for index in range(len(reader.get("comparisons", kind="list"))):
+        baseline = reader.get("comparisons", index, "baseline", kind="text")
+        system = reader.get("comparisons", index, "system", kind="text")
+        if baseline not in COMPARE_DECODERS or system not in COMPARE_DECODERS:
+            reader.fail(f"comparisons[{index}]", f"decoders among {sorted(COMPARE_DECODERS)}", f"{baseline}, {system}")
+        name = f"{COMPARE_DECODERS[system]}_vs_{COMPARE_DECODERS[baseline]}_compare_h128"
+        differences = [
+            reader.get("comparisons", index, "difference_per_seed", seed)
+            for seed in range(len(reader.get("comparisons", index, "difference_per_seed", kind="list")))
+        ]
+        for seed, difference in enumerate(differences):
+            values[f"diff_{name}_seed{seed}_test"] = f"{difference:+.2f}"
+        values[f"diff_min_{name}_test"] = f"{min(differences):+.2f}"
+        values[f"diff_max_{name}_test"] = f"{max(differences):+.2f}"
+        values[f"diff_mean_{name}_test"] = f"{bleu[system] - bleu[baseline]:+.2f}"
     heatmaps = reader.get("heatmaps", kind="list")
     for decoder in ("bahdanau", "luong"):
         stats = []
@@ -206,16 +235,21 @@ def _compare(values: dict[str, str], root: Path) -> None:
             values[f"{key}_{name}_compare_h128_seed0_heatmaps"] = f"{sum(s[key] for s in stats) / len(stats):.2f}"
 
 
-def _seq2seq(values: dict[str, str], root: Path) -> None:
-    reader = Reader(SEQ2SEQ, COMMANDS[SEQ2SEQ], root)
+def _corpus(values: dict[str, str], root: Path) -> None:
+    reader = Reader(CORPUS, COMMANDS[CORPUS], root)
+    values["lines_corpus_raw"] = count(reader.get("lines", kind="count"))
+    values["pairs_total"] = count(reader.get("pairs", kind="count"))
     for split in ("by_english", "by_french"):
-        train = reader.get("splits", split, "train", kind="count")
-        held_out = reader.get("splits", split, "held_out", kind="count")
-        overlap = reader.get("splits", split, "target_overlap", kind="fraction")
-        values[f"pairs_train_{split}"] = count(train)
-        values[f"pairs_test_{split}"] = count(held_out)
-        values[f"overlap_pairs_{split}"] = count(round(overlap * held_out))
-        values[f"overlap_percent_{split}"] = percent(overlap)
+        values[f"pairs_train_{split}"] = count(reader.get("splits", split, "train", kind="count"))
+        values[f"pairs_test_{split}"] = count(reader.get("splits", split, "test", kind="count"))
+        values[f"pairs_dev_{split}"] = count(reader.get("splits", split, "dev", kind="count"))
+        values[f"overlap_pairs_{split}"] = count(reader.get("splits", split, "test_targets_in_train", kind="count"))
+        values[f"overlap_percent_{split}"] = percent(reader.get("splits", split, "target_overlap", kind="fraction"))
+    for side in ("source", "target"):
+        entries = reader.get("vocabularies", "all_pairs", f"{side}_entries", kind="count")
+        words = entries - len(SPECIAL_TOKENS)
+        values[f"vocab_words_{side}_all_pairs"] = count(words)
+        values[f"tutorial_n_words_{side}_all_pairs"] = count(words + 2)  # the tutorial's Lang counts SOS and EOS
 
 
 def _packaged(values: dict[str, str], root: Path) -> None:
@@ -229,6 +263,13 @@ def _packaged(values: dict[str, str], root: Path) -> None:
         values[f"exact_{label}_test"] = percent(reader.get("training", "evaluation", "exact_match", kind="fraction"))
         values[f"pairs_test_{label}"] = count(reader.get("training", "evaluation", "pairs", kind="count"))
         values[f"hidden_{label}"] = str(reader.get("config", "hidden_size", kind="count"))
+        reader.get("training", "config", kind="dict")
+        for key, short in (("batch_size", "batch"), ("epochs", "epochs_cap"), ("learning_rate", "learning_rate")):
+            values[f"{short}_{label}"] = f"{reader.get('training', 'config', key):g}"
+        for key in ("time_budget", "label_smoothing", "dropout"):
+            values[f"{key}_{label}"] = f"{reader.get('training', 'config', key):g}"
+        values[f"epochs_{label}"] = str(reader.get("training", "epoch", kind="count"))
+        values[f"size_mb_{label}"] = f"{reader.get('files', 'model', 'bytes', kind='count') / 1e6:.1f}"
         if name == "bahdanau":
             words = reader.get("vocabularies", "source", "index2word", kind="list")
             target = reader.get("vocabularies", "target", "index2word", kind="list")
@@ -237,14 +278,13 @@ def _packaged(values: dict[str, str], root: Path) -> None:
             values["vocab_entries_source_packaged"] = count(len(words))
             values["vocab_words_source_packaged"] = count(len(words) - len(SPECIAL_TOKENS))
             values["vocab_entries_target_packaged"] = count(len(target))
-            values["epochs_bahdanau_packaged_h256"] = str(reader.get("training", "epoch", kind="count"))
 
 
 def values(root: Path = ROOT) -> dict[str, str]:
     """Every named value, formatted as the prose writes it (a string: "37.56", "5,318", "18.3")."""
     found: dict[str, str] = {"special_tokens": str(len(SPECIAL_TOKENS))}
     _compare(found, root)
-    _seq2seq(found, root)
+    _corpus(found, root)
     _packaged(found, root)
     return found
 
