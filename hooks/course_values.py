@@ -31,12 +31,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 COMPARE = "results/attention/results.json"
 CORPUS = "results/corpus/counts.json"
+BENCHMARK = "results/performance/benchmark.json"
 PACKAGED = "src/seq2seq_attention/pretrained/{name}/checkpoint.json"
 
 COMMANDS = {
     COMPARE: "python scripts/compare_attention.py --epochs 30 --time-budget 240 --hidden-size 128 --batch-size 64 "
     "--learning-rate 0.002 --seeds 0 1 2 --threads 1",
     CORPUS: "python scripts/corpus_counts.py",
+    BENCHMARK: "python -m benchmarks.run --threads 1 --out results/performance",
     PACKAGED: "scripts/train_seq2seq.sh {name}",
 }
 """How each file is re-created (results/*/README.md says the same)."""
@@ -280,12 +282,30 @@ def _packaged(values: dict[str, str], root: Path) -> None:
             values["vocab_entries_target_packaged"] = count(len(target))
 
 
+def _benchmark(values: dict[str, str], root: Path) -> None:
+    """Chapter 6's quality run: our trainer and the tutorial loop, 300 s each, on the leaky by_french split."""
+    reader = Reader(BENCHMARK, COMMANDS[BENCHMARK], root)
+    train, test = reader.get("data", "train", kind="count"), reader.get("data", "test", kind="count")
+    corpus = Reader(CORPUS, COMMANDS[CORPUS], root)
+    if (train, test) != (corpus.get("splits", "by_french", "train"), corpus.get("splits", "by_french", "test")):
+        reader.fail("data", "the by_french split's train/test counts (the chapter says so)", f"{train}/{test}")
+    values["pairs_test_benchmark_by_french"] = count(test)
+    values["batch_project_benchmark_300s"] = str(reader.get("project_settings", "batch_size", kind="count"))
+    for trainer in ("project", "tutorial"):
+        points = reader.get("quality", trainer, kind="list")
+        scores = [reader.get("quality", trainer, index, "bleu") for index in range(len(points))]
+        best = max(range(len(points)), key=scores.__getitem__)
+        values[f"bleu_best_{trainer}_benchmark_300s_by_french"] = score(scores[best])
+        values[f"seconds_best_{trainer}_benchmark_300s_by_french"] = f"{reader.get('quality', trainer, best, 'at_s'):g}"
+
+
 def values(root: Path = ROOT) -> dict[str, str]:
     """Every named value, formatted as the prose writes it (a string: "37.56", "5,318", "18.3")."""
     found: dict[str, str] = {"special_tokens": str(len(SPECIAL_TOKENS))}
     _compare(found, root)
     _corpus(found, root)
     _packaged(found, root)
+    _benchmark(found, root)
     return found
 
 

@@ -18,7 +18,7 @@ from course_values import COMMANDS, CORPUS, ResultsFileError, values
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGED = [course_values.PACKAGED.format(name=name) for name in course_values.PACKAGED_MODELS]
-FILES = [course_values.COMPARE, CORPUS, *PACKAGED]
+FILES = [course_values.COMPARE, CORPUS, course_values.BENCHMARK, *PACKAGED]
 
 
 @pytest.fixture
@@ -154,11 +154,14 @@ def test_the_corpus_counts_are_current():
 
 
 def test_values_are_named_model_recipe_split():
-    """Every BLEU value names its model, its recipe (compare_h128 or packaged_h*) and its split."""
+    """Every BLEU value names its model, its recipe (compare_h128, packaged_h*, benchmark_300s) and its split (test:
+    the main split's held-out pairs; by_french: the leaky one)."""
     bleu = [name for name in values() if name.startswith(("bleu_", "diff_", "exact_"))]
-    assert bleu
+    assert len(bleu) > 20
     for name in bleu:
-        assert ("_compare_h128" in name or "_packaged_h" in name) and name.endswith("_test"), name
+        assert any(recipe in name for recipe in ("_compare_h128", "_packaged_h", "_benchmark_300s")), name
+        assert name.endswith(("_test", "_by_french")), name
+        assert any(f"_{model}_" in name for model in ("gru", "luong", "bahdanau", "project", "tutorial")), name
 
 
 def test_the_heatmap_statistics_read_the_figures_weights():
