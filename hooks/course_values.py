@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPARE = "results/attention/results.json"
 CORPUS = "results/corpus/counts.json"
 BENCHMARK = "results/performance/benchmark.json"
+RECIPE = "results/quality"
 PACKAGED = "src/seq2seq_attention/pretrained/{name}/checkpoint.json"
 
 COMMANDS = {
@@ -39,6 +40,8 @@ COMMANDS = {
     "--learning-rate 0.002 --seeds 0 1 2 --threads 1",
     CORPUS: "python scripts/corpus_counts.py",
     BENCHMARK: "python -m benchmarks.run --threads 1 --out results/performance",
+    RECIPE: "OMP_NUM_THREADS=1 python scripts/ablation.py run --seeds 0 1 2",
+    f"{RECIPE}/final": "OMP_NUM_THREADS=1 python scripts/ablation.py final --seeds 0 1 2 3 4",
     PACKAGED: "scripts/train_seq2seq.sh {name}",
 }
 """How each file is re-created (results/*/README.md says the same)."""
@@ -299,6 +302,40 @@ def _benchmark(values: dict[str, str], root: Path) -> None:
         values[f"seconds_best_{trainer}_benchmark_300s_by_french"] = f"{reader.get('quality', trainer, best, 'at_s'):g}"
 
 
+RECIPE_ROWS = {"baseline": "recipe_baseline", "combo-b32-d0": "recipe_b32_d0", "combo-bi-b32-d0": "recipe_bi_b32_d0"}
+"""The appendix's recipes (results/quality rows, Bahdanau H=256, 300 s of CPU) and the recipe part of their names."""
+
+T_975 = {2: 4.303, 4: 2.776}
+"""Student-t 97.5% quantiles for 3 and 5 seeds (2 and 4 degrees of freedom): `evaluate.T_975`, as the intervals use."""
+
+
+def _recipes(values: dict[str, str], root: Path) -> None:
+    """The appendix's recipe runs: three seeds on the dev split, five on the test split (`final`)."""
+    for folder, split, key, seeds in ((RECIPE, "dev", "dev", 3), (f"{RECIPE}/final", "test", "test", 5)):
+        for row, name in RECIPE_ROWS.items():
+            paths = sorted((root / folder).glob(f"{row}-seed*.json"))
+            if len(paths) != seeds:
+                raise ResultsFileError(
+                    f"{folder}/{row}-seed*.json: (the files): expected {seeds} seeds, found {len(paths)}; "
+                    f"re-create them with `{COMMANDS[folder]}`"
+                )
+            bleus = []
+            for path in paths:
+                reader = Reader(str(path.relative_to(root)), COMMANDS[folder], root)
+                found = reader.get(key, "split", kind="text")
+                expected = "by_english" if key == "test" else "by_english:dev"
+                if found != expected:
+                    reader.fail(f"{key}.split", repr(expected), repr(found))
+                bleus.append(reader.get(key, "bleu"))
+            mean = sum(bleus) / len(bleus)
+            spread = (sum((b - mean) ** 2 for b in bleus) / (len(bleus) - 1)) ** 0.5
+            half = T_975[len(bleus) - 1] * spread / len(bleus) ** 0.5
+            label = f"bahdanau_{name}_h256_300s_{len(bleus)}seeds_{split}"
+            values[f"bleu_mean_{label}"] = score(mean)
+            values[f"bleu_low_{label}"] = score(mean - half)
+            values[f"bleu_high_{label}"] = score(mean + half)
+
+
 def values(root: Path = ROOT) -> dict[str, str]:
     """Every named value, formatted as the prose writes it (a string: "37.56", "5,318", "18.3")."""
     found: dict[str, str] = {"special_tokens": str(len(SPECIAL_TOKENS))}
@@ -306,6 +343,7 @@ def values(root: Path = ROOT) -> dict[str, str]:
     _corpus(found, root)
     _packaged(found, root)
     _benchmark(found, root)
+    _recipes(found, root)
     return found
 
 

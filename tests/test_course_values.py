@@ -18,7 +18,13 @@ from course_values import COMMANDS, CORPUS, ResultsFileError, values
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGED = [course_values.PACKAGED.format(name=name) for name in course_values.PACKAGED_MODELS]
-FILES = [course_values.COMPARE, CORPUS, course_values.BENCHMARK, *PACKAGED]
+RECIPES = sorted(
+    str(path.relative_to(ROOT))
+    for folder in (course_values.RECIPE, f"{course_values.RECIPE}/final")
+    for row in course_values.RECIPE_ROWS
+    for path in (ROOT / folder).glob(f"{row}-seed*.json")
+)
+FILES = [course_values.COMPARE, CORPUS, course_values.BENCHMARK, *PACKAGED, *RECIPES]
 
 
 @pytest.fixture
@@ -131,6 +137,14 @@ def test_a_mistyped_entry(copy: Path, relative: str, change, entry: str, expecte
     assert message.endswith(f"; re-create it with `{command}`"), message
 
 
+def test_a_missing_seed_of_a_recipe(copy: Path):
+    (copy / course_values.RECIPE / "final" / "baseline-seed4.json").unlink()
+    assert refused(copy) == (
+        "results/quality/final/baseline-seed*.json: (the files): expected 5 seeds, found 4; re-create them with "
+        f"`{COMMANDS[course_values.RECIPE + '/final']}`"
+    )
+
+
 def test_the_build_hook_turns_a_bad_file_into_the_build_error(copy: Path, monkeypatch: pytest.MonkeyPatch):
     from mkdocs.exceptions import PluginError
 
@@ -154,13 +168,14 @@ def test_the_corpus_counts_are_current():
 
 
 def test_values_are_named_model_recipe_split():
-    """Every BLEU value names its model, its recipe (compare_h128, packaged_h*, benchmark_300s) and its split (test:
-    the main split's held-out pairs; by_french: the leaky one)."""
+    """Every BLEU value names its model, its recipe (compare_h128, packaged_h*, benchmark_300s, recipe_*) and its split
+    (test: the main split's held-out pairs; dev: the development pairs carved from training; by_french: the leaky
+    split)."""
     bleu = [name for name in values() if name.startswith(("bleu_", "diff_", "exact_"))]
     assert len(bleu) > 20
     for name in bleu:
-        assert any(recipe in name for recipe in ("_compare_h128", "_packaged_h", "_benchmark_300s")), name
-        assert name.endswith(("_test", "_by_french")), name
+        assert any(recipe in name for recipe in ("_compare_h128", "_packaged_h", "_benchmark_300s", "_recipe_")), name
+        assert name.endswith(("_test", "_dev", "_by_french")), name
         assert any(f"_{model}_" in name for model in ("gru", "luong", "bahdanau", "project", "tutorial")), name
 
 
@@ -175,3 +190,11 @@ def test_the_heatmap_statistics_read_the_figures_weights():
     assert float(found["verb_bahdanau_compare_h128_seed0_heatmaps"]) < 0.05
     statistics = course_values.alignment_statistics([[1.0, 0.0, 0.0], [0.0, 0.25, 0.75], [0.0, 0.0, 1.0]])
     assert statistics == {"diagonal": 1.0, "subject": 1.0, "verb": 0.25}
+
+
+def test_the_recipe_intervals_use_the_packages_t_quantiles():
+    """The reader reads without torch, so it keeps its own two Student-t quantiles: they are the package's."""
+    from seq2seq_attention.translation.evaluate import t_975
+
+    for degrees, quantile in course_values.T_975.items():
+        assert quantile == t_975(degrees)
