@@ -33,6 +33,7 @@ COMPARE = "results/attention/results.json"
 CORPUS = "results/corpus/counts.json"
 BENCHMARK = "results/performance/benchmark.json"
 RECIPE = "results/quality"
+SEQ2SEQ = "results/seq2seq/metrics.json"
 PACKAGED = "src/seq2seq_attention/pretrained/{name}/checkpoint.json"
 
 COMMANDS = {
@@ -40,6 +41,7 @@ COMMANDS = {
     "--learning-rate 0.002 --seeds 0 1 2 --threads 1",
     CORPUS: "python scripts/corpus_counts.py",
     BENCHMARK: "python -m benchmarks.run --threads 1 --out results/performance",
+    SEQ2SEQ: "scripts/train_seq2seq.sh && python scripts/seq2seq_report.py",
     RECIPE: "OMP_NUM_THREADS=1 python scripts/ablation.py run --seeds 0 1 2",
     f"{RECIPE}/final": "OMP_NUM_THREADS=1 python scripts/ablation.py final --seeds 0 1 2 3 4",
     PACKAGED: "scripts/train_seq2seq.sh {name}",
@@ -219,6 +221,15 @@ def _compare(values: dict[str, str], root: Path) -> None:
         values[f"diff_min_{name}_test"] = f"{min(differences):+.2f}"
         values[f"diff_max_{name}_test"] = f"{max(differences):+.2f}"
         values[f"diff_mean_{name}_test"] = f"{bleu[system] - bleu[baseline]:+.2f}"
+        mean = sum(differences) / len(differences)
+        spread = (sum((d - mean) ** 2 for d in differences) / (len(differences) - 1)) ** 0.5
+        half = T_975[len(differences) - 1] * spread / len(differences) ** 0.5
+        values[f"diff_low_{name}_test"] = f"{mean - half:+.2f}"
+        values[f"diff_high_{name}_test"] = f"{mean + half:+.2f}"
+        p_values = reader.get("comparisons", index, "p_value_per_seed", kind="list")
+        values[f"p_max_{name}_test"] = (
+            f"{max(reader.get('comparisons', index, 'p_value_per_seed', i) for i in range(len(p_values))):g}"
+        )
     heatmaps = reader.get("heatmaps", kind="list")
     for decoder in ("bahdanau", "luong"):
         stats = []
@@ -285,6 +296,28 @@ def _packaged(values: dict[str, str], root: Path) -> None:
             values["vocab_entries_target_packaged"] = count(len(target))
 
 
+SEQ2SEQ_RUNS = {
+    "gru": "gru_packaged_h128",
+    "gru-mixed": "gru_mixed_script_h128",
+    "bahdanau": "bahdanau_packaged_h256",
+    "bahdanau-bi": "bahdanau_bi_packaged_h256",
+}
+"""The runs of scripts/train_seq2seq.sh that the prose compares (seed 0 each) and their names."""
+
+
+def _seq2seq(values: dict[str, str], root: Path) -> None:
+    """The paired comparisons of the packaged translators' runs (results/seq2seq/metrics.json, one seed each)."""
+    reader = Reader(SEQ2SEQ, COMMANDS[SEQ2SEQ], root)
+    for index in range(len(reader.get("comparisons", kind="list"))):
+        runs = [reader.get("comparisons", index, side, kind="text") for side in ("baseline", "system")]
+        names = [run.removesuffix(" (greedy)") for run in runs]
+        if not all(run.endswith(" (greedy)") for run in runs) or not all(n in SEQ2SEQ_RUNS for n in names):
+            continue
+        name = f"{SEQ2SEQ_RUNS[names[1]]}_vs_{SEQ2SEQ_RUNS[names[0]]}"
+        values[f"diff_{name}_seed0_test"] = f"{reader.get('comparisons', index, 'difference'):+.2f}"
+        values[f"p_{name}_seed0_test"] = f"{reader.get('comparisons', index, 'p_value', kind='fraction'):g}"
+
+
 def _benchmark(values: dict[str, str], root: Path) -> None:
     """Chapter 6's quality run: our trainer and the tutorial loop, 300 s each, on the leaky by_french split."""
     reader = Reader(BENCHMARK, COMMANDS[BENCHMARK], root)
@@ -344,6 +377,7 @@ def values(root: Path = ROOT) -> dict[str, str]:
     _packaged(found, root)
     _benchmark(found, root)
     _recipes(found, root)
+    _seq2seq(found, root)
     return found
 
 

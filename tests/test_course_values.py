@@ -24,7 +24,7 @@ RECIPES = sorted(
     for row in course_values.RECIPE_ROWS
     for path in (ROOT / folder).glob(f"{row}-seed*.json")
 )
-FILES = [course_values.COMPARE, CORPUS, course_values.BENCHMARK, *PACKAGED, *RECIPES]
+FILES = [course_values.COMPARE, CORPUS, course_values.BENCHMARK, course_values.SEQ2SEQ, *PACKAGED, *RECIPES]
 
 
 @pytest.fixture
@@ -174,7 +174,8 @@ def test_values_are_named_model_recipe_split():
     bleu = [name for name in values() if name.startswith(("bleu_", "diff_", "exact_"))]
     assert len(bleu) > 20
     for name in bleu:
-        assert any(recipe in name for recipe in ("_compare_h128", "_packaged_h", "_benchmark_300s", "_recipe_")), name
+        recipes = ("_compare_h128", "_packaged_h", "_benchmark_300s", "_recipe_", "_script_h")
+        assert any(recipe in name for recipe in recipes), name
         assert name.endswith(("_test", "_dev", "_by_french")), name
         assert any(f"_{model}_" in name for model in ("gru", "luong", "bahdanau", "project", "tutorial")), name
 

@@ -56,6 +56,16 @@ REVIEWED: dict[str, dict[str, str]] = {
         "0.5": "the teacher-forcing ratio of the mixed recipe, an argument the page explains",
     },
     "appendix/index.md": {"95": "the level of a confidence interval (95%)"},
+    "appendix/statistics.md": {
+        "95": "the level of the intervals (95%)",
+        "1,000": "the bootstrap's resamples, a setting of evaluate.py",
+        "2.5": "the lower percentile of a 95% interval",
+        "97.5": "the upper percentile of a 95% interval",
+        "0.05": "the significance level (evaluate.ALPHA)",
+        "0.975": "the quantile of a two-sided 95% t-interval",
+        "4.303": "Student's t quantile for three seeds (evaluate.T_975)",
+        "0.5": "the teacher-forcing ratio of the mixed recipe, an argument the page explains",
+    },
 }
 
 
