@@ -34,6 +34,7 @@ CORPUS = "results/corpus/counts.json"
 BENCHMARK = "results/performance/benchmark.json"
 RECIPE = "results/quality"
 SEQ2SEQ = "results/seq2seq/metrics.json"
+FENCE_RECORD = "docs/fence-runs.json"
 PACKAGED = "src/seq2seq_attention/pretrained/{name}/checkpoint.json"
 
 COMMANDS = {
@@ -41,6 +42,7 @@ COMMANDS = {
     "--learning-rate 0.002 --seeds 0 1 2 --threads 1",
     CORPUS: "python scripts/corpus_counts.py",
     BENCHMARK: "python -m benchmarks.run --threads 1 --out results/performance",
+    FENCE_RECORD: "python -m pytest docs --record-fences (on a GPU machine: add --devices=cuda)",
     SEQ2SEQ: "scripts/train_seq2seq.sh && python scripts/seq2seq_report.py",
     RECIPE: "OMP_NUM_THREADS=1 python scripts/ablation.py run --seeds 0 1 2",
     f"{RECIPE}/final": "OMP_NUM_THREADS=1 python scripts/ablation.py final --seeds 0 1 2 3 4",
@@ -318,6 +320,24 @@ def _seq2seq(values: dict[str, str], root: Path) -> None:
         values[f"p_{name}_seed0_test"] = f"{reader.get('comparisons', index, 'p_value', kind='fraction'):g}"
 
 
+def _fence_record(values: dict[str, str], root: Path) -> None:
+    """When and where the fences' GPU runs were last recorded (the newest CUDA run in the record)."""
+    reader = Reader(FENCE_RECORD, COMMANDS[FENCE_RECORD], root)
+    newest = None
+    for page in reader.get("pages", kind="dict"):
+        for index in range(len(reader.get("pages", page, kind="list"))):
+            runs = reader.get("pages", page, index, "runs", kind="dict")
+            if "cuda" in runs:
+                run = tuple(
+                    reader.get("pages", page, index, "runs", "cuda", key, kind="text")
+                    for key in ("date", "device", "torch")
+                )
+                newest = max(newest or run, run)
+    if newest is None:
+        reader.fail("pages", "at least one fence run recorded on CUDA", "none")
+    values["gpu_record_date"], values["gpu_record_device"], values["gpu_record_torch"] = newest
+
+
 def _benchmark(values: dict[str, str], root: Path) -> None:
     """Chapter 6's quality run: our trainer and the tutorial loop, 300 s each, on the leaky by_french split."""
     reader = Reader(BENCHMARK, COMMANDS[BENCHMARK], root)
@@ -378,6 +398,7 @@ def values(root: Path = ROOT) -> dict[str, str]:
     _benchmark(found, root)
     _recipes(found, root)
     _seq2seq(found, root)
+    _fence_record(found, root)
     return found
 
 

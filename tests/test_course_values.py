@@ -24,7 +24,8 @@ RECIPES = sorted(
     for row in course_values.RECIPE_ROWS
     for path in (ROOT / folder).glob(f"{row}-seed*.json")
 )
-FILES = [course_values.COMPARE, CORPUS, course_values.BENCHMARK, course_values.SEQ2SEQ, *PACKAGED, *RECIPES]
+FILES = [course_values.COMPARE, CORPUS, course_values.BENCHMARK, course_values.SEQ2SEQ, course_values.FENCE_RECORD]
+FILES += [*PACKAGED, *RECIPES]
 
 
 @pytest.fixture

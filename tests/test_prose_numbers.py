@@ -56,6 +56,7 @@ REVIEWED: dict[str, dict[str, str]] = {
         "0.5": "the teacher-forcing ratio of the mixed recipe, an argument the page explains",
     },
     "appendix/index.md": {"95": "the level of a confidence interval (95%)"},
+    "index.md": {"2.0": "the Tatoeba licence, CC-BY 2.0 FR", "4.0": "the sentiment data's licence, CC BY 4.0"},
     "appendix/statistics.md": {
         "95": "the level of the intervals (95%)",
         "1,000": "the bootstrap's resamples, a setting of evaluate.py",
