@@ -35,6 +35,7 @@ BENCHMARK = "results/performance/benchmark.json"
 RECIPE = "results/quality"
 SEQ2SEQ = "results/seq2seq/metrics.json"
 FENCE_RECORD = "docs/fence-runs.json"
+SENTIMENT = "results/sentiment/accuracy.json"
 PACKAGED = "src/seq2seq_attention/pretrained/{name}/checkpoint.json"
 
 COMMANDS = {
@@ -42,6 +43,7 @@ COMMANDS = {
     "--learning-rate 0.002 --seeds 0 1 2 --threads 1",
     CORPUS: "python scripts/corpus_counts.py",
     BENCHMARK: "python -m benchmarks.run --threads 1 --out results/performance",
+    SENTIMENT: "python scripts/train_sentiment.py --threads 1",
     FENCE_RECORD: "python -m pytest docs --record-fences (on a GPU machine: add --devices=cuda)",
     SEQ2SEQ: "scripts/train_seq2seq.sh && python scripts/seq2seq_report.py",
     RECIPE: "OMP_NUM_THREADS=1 python scripts/ablation.py run --seeds 0 1 2",
@@ -338,6 +340,36 @@ def _fence_record(values: dict[str, str], root: Path) -> None:
     values["gpu_record_date"], values["gpu_record_device"], values["gpu_record_torch"] = newest
 
 
+def _sentiment(values: dict[str, str], root: Path) -> None:
+    """Chapter 5: the classifiers' data sizes, mean test accuracy over seeds and the figure's first sentence."""
+    reader = Reader(SENTIMENT, COMMANDS[SENTIMENT], root)
+    for index in range(len(reader.get("table", kind="list"))):
+        setup = reader.get("table", index, "setup", kind="text")
+        kind = reader.get("table", index, "kind", kind="text")
+        test = reader.get("table", index, "test_size", kind="count")
+        values[f"test_sentences_sentiment_{setup}"] = count(test)
+        values[f"train_sentences_sentiment_{setup}"] = count(reader.get("table", index, "train_size", kind="count"))
+        values[f"points_per_sentence_sentiment_{setup}_test"] = f"{100 / test:.1f}"
+        values[f"accuracy_mean_{kind}_sentiment_{setup}_test"] = (
+            f"{reader.get('table', index, 'mean', kind='fraction'):.2f}"
+        )
+        parameters = reader.get("table", index, "parameters", kind="count")
+        values[f"parameters_ten_thousands_{kind}_sentiment_{setup}"] = str(round(parameters / 10_000))
+    recipe = Reader("results/sentiment/checkpoints/all_attention/checkpoint.json", COMMANDS[SENTIMENT], root)
+    values["batch_attention_sentiment"] = str(recipe.get("training", "config", "batch_size", kind="count"))
+    values["learning_rate_attention_sentiment"] = f"{recipe.get('training', 'config', 'learning_rate'):g}"
+    values["clip_attention_sentiment"] = f"{recipe.get('training', 'config', 'clip'):g}"
+    reader.get("figures", "all", "sentences", kind="list")
+    words = reader.get("figures", "all", "sentences", 0, "words", kind="list")
+    if "best" not in words:
+        reader.fail("figures.all.sentences[0].words", "the word 'best' (the page discusses it)", str(words)[:60])
+    weight = reader.get("figures", "all", "sentences", 0, "weights", words.index("best"), kind="fraction")
+    values["best_weight_attention_sentiment_all_figure"] = f"{weight:.2f}"
+    values["p_positive_attention_sentiment_all_figure"] = (
+        f"{reader.get('figures', 'all', 'sentences', 0, 'p_positive', kind='fraction'):.2f}"
+    )
+
+
 def _benchmark(values: dict[str, str], root: Path) -> None:
     """Chapter 6's quality run: our trainer and the tutorial loop, 300 s each, on the leaky by_french split."""
     reader = Reader(BENCHMARK, COMMANDS[BENCHMARK], root)
@@ -399,6 +431,7 @@ def values(root: Path = ROOT) -> dict[str, str]:
     _recipes(found, root)
     _seq2seq(found, root)
     _fence_record(found, root)
+    _sentiment(found, root)
     return found
 
 

@@ -56,6 +56,15 @@ REVIEWED: dict[str, dict[str, str]] = {
         "0.5": "the teacher-forcing ratio of the mixed recipe, an argument the page explains",
     },
     "appendix/index.md": {"95": "the level of a confidence interval (95%)"},
+    "classifier/index.md": {
+        "10,000": "the original notebook's Keras vocabulary size",
+        "500": "the original notebook's review length, and the dataset's 500 sentences per label",
+        "3,000": "the dataset's published size (three sources of 1,000 sentences)",
+        "1,000": "the dataset's sentences per source",
+        "4.0": "the dataset's licence, CC BY 4.0",
+        "0085": "the code point U+0085",
+        "30": "the page's own example size (a vocabulary of 30 in a fence)",
+    },
     "index.md": {"2.0": "the Tatoeba licence, CC-BY 2.0 FR", "4.0": "the sentiment data's licence, CC BY 4.0"},
     "appendix/statistics.md": {
         "95": "the level of the intervals (95%)",
