@@ -379,6 +379,14 @@ def _benchmark(values: dict[str, str], root: Path) -> None:
         reader.fail("data", "the by_french split's train/test counts (the chapter says so)", f"{train}/{test}")
     values["pairs_test_benchmark_by_french"] = count(test)
     values["batch_project_benchmark_300s"] = str(reader.get("project_settings", "batch_size", kind="count"))
+    for key in ("learning_rate", "dropout", "label_smoothing"):
+        values[f"{key}_project_benchmark_300s"] = f"{reader.get('project_settings', key):g}"
+    values["epochs_planned_project_benchmark_300s"] = str(reader.get("quality_epochs_planned", kind="count"))
+    values["pairs_train_benchmark_by_french"] = count(train)
+    values["vocab_target_benchmark_by_french"] = count(reader.get("data", "V", kind="count"))
+    values["sgemm_peak_gflops_benchmark"] = f"{reader.get('sgemm_peak', 'gflops'):.1f}"
+    values["useful_gflop_per_epoch_benchmark"] = f"{reader.get('flop_model', 'useful_gflop_per_epoch'):.0f}"
+    values["useful_mflop_per_pair_benchmark"] = f"{reader.get('flop_model', 'useful_mflop_per_pair'):.1f}"
     for trainer in ("project", "tutorial"):
         points = reader.get("quality", trainer, kind="list")
         scores = [reader.get("quality", trainer, index, "bleu") for index in range(len(points))]
