@@ -360,6 +360,21 @@ def _sentiment(values: dict[str, str], root: Path) -> None:
     values["learning_rate_attention_sentiment"] = f"{recipe.get('training', 'config', 'learning_rate'):g}"
     values["clip_attention_sentiment"] = f"{recipe.get('training', 'config', 'clip'):g}"
     reader.get("figures", "all", "sentences", kind="list")
+    for setup in ("imdb", "all"):  # what the two attention figures show, measured on the weights they draw
+        shown = reader.get("figures", setup, "sentences", kind="list")
+        rows = [reader.get("figures", setup, "sentences", i, "weights", kind="list") for i in range(len(shown))]
+        tokens = [reader.get("figures", setup, "sentences", i, "words", kind="list") for i in range(len(shown))]
+        values[f"sentences_sentiment_{setup}_figure"] = str(len(rows))
+        values[f"first_over_last_sentiment_{setup}_figure"] = str(sum(row[0] > row[-1] for row in rows))
+        values[f"decreasing_sentiment_{setup}_figure"] = str(
+            sum(all(a >= b for a, b in zip(row, row[1:], strict=False)) for row in rows)
+        )
+        halves = [sum(row[: len(row) // 2]) for row in rows]
+        values[f"first_half_share_sentiment_{setup}_figure"] = f"{sum(halves) / len(halves):.2f}"
+        values[f"argmax_words_sentiment_{setup}_figure"] = ", ".join(
+            words[max(range(len(row)), key=row.__getitem__)].rstrip("*")
+            for row, words in zip(rows, tokens, strict=True)
+        )
     words = reader.get("figures", "all", "sentences", 0, "words", kind="list")
     if "best" not in words:
         reader.fail("figures.all.sentences[0].words", "the word 'best' (the page discusses it)", str(words)[:60])
