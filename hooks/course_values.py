@@ -312,6 +312,10 @@ SEQ2SEQ_RUNS = {
 def _seq2seq(values: dict[str, str], root: Path) -> None:
     """The paired comparisons of the packaged translators' runs (results/seq2seq/metrics.json, one seed each)."""
     reader = Reader(SEQ2SEQ, COMMANDS[SEQ2SEQ], root)
+    for run, name in SEQ2SEQ_RUNS.items():
+        if reader.get("runs", run, "split", kind="text") != "by_english":
+            reader.fail(f"runs.{run}.split", "'by_english'", repr(reader.get("runs", run, "split")))
+        values[f"best_test_loss_{name}_test"] = f"{reader.get('runs', run, 'best_test_loss'):.2f}"
     for index in range(len(reader.get("comparisons", kind="list"))):
         runs = [reader.get("comparisons", index, side, kind="text") for side in ("baseline", "system")]
         names = [run.removesuffix(" (greedy)") for run in runs]
