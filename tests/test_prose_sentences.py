@@ -111,12 +111,17 @@ def sources() -> dict[str, set[str]]:
 
 
 @cache
+def checkpoint(name: str):
+    return load_checkpoint(MODELS[name], torch.device("cpu"))
+
+
+@cache
 def outputs(sentence: str) -> dict[str, str]:
     """Each committed checkpoint's greedy translation of `sentence` on CPU."""
     found = {}
-    for name, path in MODELS.items():
-        checkpoint = load_checkpoint(path, torch.device("cpu"))
-        (found[name],) = translate(checkpoint.model, checkpoint.vocabs, [sentence], unknown="unk")
+    for name in MODELS:
+        checkpoint_ = checkpoint(name)
+        (found[name],) = translate(checkpoint_.model, checkpoint_.vocabs, [sentence], unknown="unk")
     return found
 
 
