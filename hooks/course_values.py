@@ -36,6 +36,8 @@ RECIPE = "results/quality"
 SEQ2SEQ = "results/seq2seq/metrics.json"
 FENCE_RECORD = "docs/fence-runs.json"
 SENTIMENT = "results/sentiment/accuracy.json"
+PROFILE = "results/performance/profile.json"
+ONE_PATH = "results/performance/one_path.json"
 PACKAGED = "src/seq2seq_attention/pretrained/{name}/checkpoint.json"
 
 COMMANDS = {
@@ -44,6 +46,8 @@ COMMANDS = {
     CORPUS: "python scripts/corpus_counts.py",
     BENCHMARK: "python -m benchmarks.run --threads 1 --out results/performance",
     SENTIMENT: "python scripts/train_sentiment.py --threads 1",
+    PROFILE: "python -m benchmarks.profile_trainer --warmup 20 --steps 86 --out results/performance/profile.json",
+    ONE_PATH: "python -m benchmarks.trainer_ab --rounds 5 (results/performance/README.md)",
     FENCE_RECORD: "python -m pytest docs --record-fences (on a GPU machine: add --devices=cuda)",
     SEQ2SEQ: "scripts/train_seq2seq.sh && python scripts/seq2seq_report.py",
     RECIPE: "OMP_NUM_THREADS=1 python scripts/ablation.py run --seeds 0 1 2",
@@ -389,6 +393,20 @@ def _sentiment(values: dict[str, str], root: Path) -> None:
     )
 
 
+def _profile(values: dict[str, str], root: Path) -> None:
+    """Chapter 6's profile of one epoch of training steps, and the one-loop trainer's speed over the tutorial loop."""
+    reader = Reader(PROFILE, COMMANDS[PROFILE], root)
+    values["ops_per_step_profile"] = count(round(reader.get("ops_per_step")))
+    share = reader.get("gemm_share", kind="fraction")
+    values["gemm_percent_profile"] = f"{100 * share:.0f}"
+    values["gemm_only_speedup_profile"] = f"{1 / share:.1f}"
+    over_peak = reader.get("gemm_gflops_per_s") / reader.get("sgemm_peak_gflops")
+    values["gemm_percent_of_sgemm_profile"] = f"{100 * over_peak:.0f}"
+    one_path = Reader(ONE_PATH, COMMANDS[ONE_PATH], root)
+    ratio = one_path.get("trainer_ab", "median_trainer_over_tutorial", "this")
+    values["trainer_over_tutorial_one_path"] = f"{ratio:.1f}"
+
+
 def _benchmark(values: dict[str, str], root: Path) -> None:
     """Chapter 6's quality run: our trainer and the tutorial loop, 300 s each, on the leaky by_french split."""
     reader = Reader(BENCHMARK, COMMANDS[BENCHMARK], root)
@@ -459,6 +477,7 @@ def values(root: Path = ROOT) -> dict[str, str]:
     _seq2seq(found, root)
     _fence_record(found, root)
     _sentiment(found, root)
+    _profile(found, root)
     return found
 
 

@@ -25,7 +25,14 @@ RECIPES = sorted(
     for path in (ROOT / folder).glob(f"{row}-seed*.json")
 )
 FILES = [course_values.COMPARE, CORPUS, course_values.BENCHMARK, course_values.SEQ2SEQ, course_values.FENCE_RECORD]
-FILES += [course_values.SENTIMENT, "results/sentiment/checkpoints/all_attention/checkpoint.json", *PACKAGED, *RECIPES]
+FILES += [
+    course_values.PROFILE,
+    course_values.ONE_PATH,
+    course_values.SENTIMENT,
+    "results/sentiment/checkpoints/all_attention/checkpoint.json",
+    *PACKAGED,
+    *RECIPES,
+]
 
 
 @pytest.fixture
