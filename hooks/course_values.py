@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPARE = "results/attention/results.json"
 CORPUS = "results/corpus/counts.json"
 BENCHMARK = "results/performance/benchmark.json"
+BENCHMARK_2 = "results/performance/threads2/benchmark.json"
 RECIPE = "results/quality"
 SEQ2SEQ = "results/seq2seq/metrics.json"
 FENCE_RECORD = "docs/fence-runs.json"
@@ -45,6 +46,7 @@ COMMANDS = {
     "--learning-rate 0.002 --seeds 0 1 2 --threads 1",
     CORPUS: "python scripts/corpus_counts.py",
     BENCHMARK: "python -m benchmarks.run --threads 1 --out results/performance",
+    BENCHMARK_2: "python -m benchmarks.run --threads 2 --skip-quality --out results/performance/threads2",
     SENTIMENT: "python scripts/train_sentiment.py --threads 1",
     PROFILE: "python -m benchmarks.profile_trainer --warmup 20 --steps 86 --out results/performance/profile.json",
     ONE_PATH: "python -m benchmarks.trainer_ab --rounds 5 (results/performance/README.md)",
@@ -421,6 +423,10 @@ def _benchmark(values: dict[str, str], root: Path) -> None:
     values["epochs_planned_project_benchmark_300s"] = str(reader.get("quality_epochs_planned", kind="count"))
     values["pairs_train_benchmark_by_french"] = count(train)
     values["vocab_target_benchmark_by_french"] = count(reader.get("data", "V", kind="count"))
+    values["torch_benchmark"] = reader.get("machine_before", "torch", kind="text")
+    values["load_1min_benchmark"] = f"{reader.get('machine_before', 'load_average_1_5_15', 0):.2f}"
+    threads2 = Reader(BENCHMARK_2, COMMANDS[BENCHMARK_2], root)
+    values["load_1min_benchmark_2_threads"] = f"{threads2.get('machine_before', 'load_average_1_5_15', 0):.2f}"
     values["sgemm_peak_gflops_benchmark"] = f"{reader.get('sgemm_peak', 'gflops'):.1f}"
     values["useful_gflop_per_epoch_benchmark"] = f"{reader.get('flop_model', 'useful_gflop_per_epoch'):.0f}"
     values["useful_mflop_per_pair_benchmark"] = f"{reader.get('flop_model', 'useful_mflop_per_pair'):.1f}"
