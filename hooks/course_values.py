@@ -439,16 +439,24 @@ def _benchmark(values: dict[str, str], root: Path) -> None:
 
 
 RECIPE_ROWS = {"baseline": "recipe_baseline", "combo-b32-d0": "recipe_b32_d0", "combo-bi-b32-d0": "recipe_bi_b32_d0"}
-"""The appendix's recipes (results/quality rows, Bahdanau H=256, 300 s of CPU) and the recipe part of their names."""
+"""The appendix's recipes that must be there (results/quality rows) and the recipe part of their names."""
+
+
+def recipe_name(row: str) -> str:
+    """A results/quality row's name part: combo-bi-b32-d0-60s-fit -> recipe_bi_b32_d0_fit (the budget goes after H)."""
+    return "recipe_" + row.removeprefix("combo-").replace("-60s", "").replace("-", "_").replace(".", "")
+
 
 T_975 = {2: 4.303, 4: 2.776}
 """Student-t 97.5% quantiles for 3 and 5 seeds (2 and 4 degrees of freedom): `evaluate.T_975`, as the intervals use."""
 
 
 def _recipes(values: dict[str, str], root: Path) -> None:
-    """The appendix's recipe runs: three seeds on the dev split, five on the test split (`final`)."""
+    """The appendix's recipe runs (H=256; the decoder from each run's config): three seeds a row on the dev split, five
+    on the test split."""
     for folder, split, key, seeds in ((RECIPE, "dev", "dev", 3), (f"{RECIPE}/final", "test", "test", 5)):
-        for row, name in RECIPE_ROWS.items():
+        rows = sorted({path.name.rsplit("-seed", 1)[0] for path in (root / folder).glob("*-seed*.json")})
+        for row in sorted(set(rows) | set(RECIPE_ROWS)):
             paths = sorted((root / folder).glob(f"{row}-seed*.json"))
             if len(paths) != seeds:
                 raise ResultsFileError(
@@ -463,10 +471,22 @@ def _recipes(values: dict[str, str], root: Path) -> None:
                 if found != expected:
                     reader.fail(f"{key}.split", repr(expected), repr(found))
                 bleus.append(reader.get(key, "bleu"))
+                decoder = reader.get("config", "decoder", kind="text")
+                if row == "baseline" and key == "dev":
+                    for setting in (
+                        "hidden_size",
+                        "batch_size",
+                        "learning_rate",
+                        "epochs",
+                        "dropout",
+                        "label_smoothing",
+                    ):
+                        values[f"{setting}_bahdanau_recipe_baseline"] = f"{reader.get('config', setting):g}"
             mean = sum(bleus) / len(bleus)
             spread = (sum((b - mean) ** 2 for b in bleus) / (len(bleus) - 1)) ** 0.5
             half = T_975[len(bleus) - 1] * spread / len(bleus) ** 0.5
-            label = f"bahdanau_{name}_h256_300s_{len(bleus)}seeds_{split}"
+            budget = "60s" if "-60s" in row else "300s"
+            label = f"{decoder}_{recipe_name(row)}_h256_{budget}_{len(bleus)}seeds_{split}"
             values[f"bleu_mean_{label}"] = score(mean)
             values[f"bleu_low_{label}"] = score(mean - half)
             values[f"bleu_high_{label}"] = score(mean + half)

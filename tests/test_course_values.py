@@ -21,8 +21,7 @@ PACKAGED = [course_values.PACKAGED.format(name=name) for name in course_values.P
 RECIPES = sorted(
     str(path.relative_to(ROOT))
     for folder in (course_values.RECIPE, f"{course_values.RECIPE}/final")
-    for row in course_values.RECIPE_ROWS
-    for path in (ROOT / folder).glob(f"{row}-seed*.json")
+    for path in (ROOT / folder).glob("*-seed*.json")
 )
 FILES = [name for name in COMMANDS if name.endswith(".json") and "{" not in name]  # every single file it reads
 FILES += ["results/sentiment/checkpoints/all_attention/checkpoint.json", *PACKAGED, *RECIPES]
