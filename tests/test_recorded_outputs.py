@@ -5,8 +5,9 @@ A line must not be
 
 - only values: numbers, tuples, lists, True/False with no word saying what they are ("0.279 0.818 1.0");
 - an echo of an assert: a True/False right after a shape or a number, with no label of its own ("(2, 5) True");
-- in words the glossary rules out (a Hangul variant such as 에포크), an English verdict (better, worse, tie,
-  significant) where the course says 나아짐, 나빠짐, 동률, or "seed 기준" for the original notebook's numbers.
+- in words the glossary rules out (a Hangul variant such as 에포크; "loss" or "epoch" as a label where the course
+  says 손실, 에폭), an English verdict (better, worse, tie, significant) where the course says 나아짐, 나빠짐, 동률,
+  or "seed 기준" for the original notebook's numbers.
 
 And no fence prints an error message cut to a number of characters (``message[:40]``): it prints the message
 whole, or its first sentence.
@@ -30,6 +31,7 @@ _MARKS = r"[\s\d.,:;+\-=()\[\]{}'\"/<>|·×e]*"
 VALUES_ONLY = re.compile(rf"{_MARKS}(?:(?:True|False|None|nan|inf){_MARKS})*")
 ECHO = re.compile(r"(?:\)|\]|\d)\s+(?:True|False)\b")
 ENGLISH_VERDICT = re.compile(r"\b(better|worse|tie|significant)\b")
+ENGLISH_LABEL = re.compile(r"\b(loss|losses|epoch|epochs)\b")  # as a label; an identifier (test_loss) is one word
 CUT = re.compile(r"\b(?:message|msg|error|err|text|str\([^)]*\))\s*\[\s*:\s*\d+\s*\]")
 
 
@@ -58,6 +60,8 @@ def problems(output: str) -> list[str]:
             found.append(f"line {number} echoes an assert (True/False after a value, no label): {text[:80]!r}")
         for match in ENGLISH_VERDICT.finditer(text):
             found.append(f"line {number}: English verdict {match.group(1)!r} (write 나아짐, 나빠짐, 동률, 유의)")
+        for match in ENGLISH_LABEL.finditer(text):
+            found.append(f"line {number}: {match.group(1)!r} as a label (write 손실, 에폭: docs/glossary.md)")
         if "seed 기준" in text:
             found.append(f"line {number}: 'seed 기준' (say whose numbers: 원본 노트의 값)")
     for number, word, term in variants_in(output, KOREAN_VARIANTS):
@@ -98,6 +102,11 @@ def test_the_checks_find_planted_outputs():
     assert problems("gru -> luong better")[0] == "line 1: English verdict 'better' (write 나아짐, 나빠짐, 동률, 유의)"
     assert problems("30 에포크 뒤 손실 0.5") == ["line 1: '에포크' -> write '에폭' (docs/glossary.md)"]
     assert problems("seed 기준 (2579, 1573)") == ["line 1: 'seed 기준' (say whose numbers: 원본 노트의 값)"]
+    assert problems("epoch 1 loss 2.5") == [
+        "line 1: 'epoch' as a label (write 손실, 에폭: docs/glossary.md)",
+        "line 1: 'loss' as a label (write 손실, 에폭: docs/glossary.md)",
+    ]
+    assert problems("최저 test_loss 1.9") == []  # an identifier
     # labelled values, a labelled comparison and code identifiers are fine
     assert problems("scores (B, T, S) = (2, 1, 5)\n모듈과 같다: True\n행 합 [1.0, 1.0]") == []
     assert CUT.search("print(tuple(context.shape), message[:40])")
