@@ -456,6 +456,8 @@ def _recipes(values: dict[str, str], root: Path) -> None:
     on the test split."""
     for folder, split, key, seeds in ((RECIPE, "dev", "dev", 3), (f"{RECIPE}/final", "test", "test", 5)):
         rows = sorted({path.name.rsplit("-seed", 1)[0] for path in (root / folder).glob("*-seed*.json")})
+        by_row: dict[str, list[float]] = {}
+        decoders: dict[str, str] = {}
         for row in sorted(set(rows) | set(RECIPE_ROWS)):
             paths = sorted((root / folder).glob(f"{row}-seed*.json"))
             if len(paths) != seeds:
@@ -482,14 +484,39 @@ def _recipes(values: dict[str, str], root: Path) -> None:
                         "label_smoothing",
                     ):
                         values[f"{setting}_bahdanau_recipe_baseline"] = f"{reader.get('config', setting):g}"
-            mean = sum(bleus) / len(bleus)
-            spread = (sum((b - mean) ** 2 for b in bleus) / (len(bleus) - 1)) ** 0.5
-            half = T_975[len(bleus) - 1] * spread / len(bleus) ** 0.5
+            mean, low, high = _interval(bleus)
             budget = "60s" if "-60s" in row else "300s"
             label = f"{decoder}_{recipe_name(row)}_h256_{budget}_{len(bleus)}seeds_{split}"
             values[f"bleu_mean_{label}"] = score(mean)
-            values[f"bleu_low_{label}"] = score(mean - half)
-            values[f"bleu_high_{label}"] = score(mean + half)
+            values[f"bleu_low_{label}"] = score(low)
+            values[f"bleu_high_{label}"] = score(high)
+            for seed, bleu in enumerate(bleus):
+                values[f"bleu_seed{seed}_{label}"] = score(bleu)
+            by_row[row] = bleus
+            decoders[row] = decoder
+        for row, bleus in by_row.items():  # seed-paired differences against the baseline of the same budget
+            baseline = "baseline-60s" if "-60s" in row else "baseline"
+            pairs = [("", baseline)] + ([("_vs_b32_d0", "combo-b32-d0")] if row == "combo-bi-b32-d0" else [])
+            for suffix, reference in pairs:
+                if row == reference or reference not in by_row:
+                    continue
+                differences = [a - b for a, b in zip(bleus, by_row[reference], strict=True)]
+                mean_difference, low, high = _interval(differences)
+                budget = "60s" if "-60s" in row else "300s"
+                label = f"{decoders[row]}_{recipe_name(row)}{suffix}_h256_{budget}_{len(bleus)}seeds_{split}"
+                values[f"diff_mean_{label}"] = f"{mean_difference:+.2f}"
+                values[f"diff_min_{label}"] = f"{min(differences):+.2f}"
+                values[f"diff_max_{label}"] = f"{max(differences):+.2f}"
+                values[f"diff_low_{label}"] = f"{low:+.2f}"
+                values[f"diff_high_{label}"] = f"{high:+.2f}"
+
+
+def _interval(values: list[float]) -> tuple[float, float, float]:
+    """(mean, low, high): the 95% Student-t interval of a mean over seeds, as evaluate.seed_interval."""
+    mean = sum(values) / len(values)
+    spread = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+    half = T_975[len(values) - 1] * spread / len(values) ** 0.5
+    return mean, mean - half, mean + half
 
 
 def values(root: Path = ROOT) -> dict[str, str]:
