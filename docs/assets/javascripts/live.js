@@ -58,10 +58,14 @@
     const words_ = unknown.filter((w) => w !== "?");
     if (words_.length) {
       found.push(`사전에 없는 단어: ${words_.map((w) => `'${w}'`).join(", ")}. 모델은 학습 문장에 나온 프랑스어 단어 ` +
-        `${count(vocab.source.length - 3)}개만 압니다. 학습 문장은 “je suis …”, “il est …”처럼 주어와 être로 시작하는 ` +
+        `${count(frenchWords())}개만 압니다. 학습 문장은 “je suis …”, “il est …”처럼 주어와 être로 시작하는 ` +
         "짧은 문장이라 그 밖의 일상 어휘는 대부분 빠져 있습니다.");
     }
     return found;
+  }
+
+  function frenchWords() {  // the source vocabulary without its special tokens (<pad>, <sos>, <eos>, <unk>)
+    return vocab.source.filter((w) => !/^<[a-z]+>$/.test(w)).length;
   }
 
   function dropped(sentence) {  // what normalisation silently removes besides spaces and apostrophes (emoji, digits)
@@ -796,8 +800,8 @@
   }
 
   function fillKnowledge() {
-    $("known").textContent = `학습 문장 ${count(splits.train.size)}개, 원문 어휘 ${count(vocab.source.length)}` +
-      `개, 토큰 ${vocab.max_words}개까지(마침표 포함).`;
+    $("known").textContent = `학습 문장 ${count(splits.train.size)}개, 프랑스어 단어 ${count(frenchWords())}개` +
+      `(원문 어휘 ${count(vocab.source.length)}개에서 <pad> 같은 특수 토큰을 뺀 수), 토큰 ${vocab.max_words}개까지(마침표 포함).`;
     const examples = [...splits.held_out].filter((s) => !splits.train.has(s) && s.split(" ").every((w) => vocab.index.has(w)));
     const box = $("examples");
     box.replaceChildren();

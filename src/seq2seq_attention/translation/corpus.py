@@ -239,8 +239,9 @@ def split_pairs(
     """Split into (train, test) by a checksum of one side of each pair (`SPLITS`).
 
     ``by_english`` (the default) keys on the English target: pairs that translate to the same
-    English sentence ("je suis fatigue ." and "je suis fatiguee ." -> "i am tired .") all fall on
-    one side, so no held-out target was seen in training. ``by_french`` keys on the French source:
+    English sentence all fall on one side ("je suis paresseux ." and "je suis faineante ." ->
+    "i m lazy ." both train; the six French sentences of "you re big ." all test), so no held-out
+    target was seen in training. ``by_french`` keys on the French source:
     it keeps French sentences apart, but not their translations.
 
     With ``eval_split="dev"`` it returns (train without dev, dev) instead: the development split

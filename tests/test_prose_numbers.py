@@ -1,0 +1,232 @@
+"""A number the prose states about a run, a model or the data is rendered from a committed file, not typed.
+
+The pages write ``{{ bleu_bahdanau_packaged_h256_test }}`` (hooks/course_values.py names every value); the
+mkdocs-macros plugin renders it at build time. This module lists every number in a page's prose that looks
+measured (a decimal, or a count above 20; outside fences, inline code, links and HTML tags) and fails on one
+that is neither rendered nor reviewed:
+
+- `REVIEWED`: a short list of constants per page, each with the reason it is not a measurement (a value the
+  code fixes, the page's own example size, a claim about the original notebook's printed output);
+- years (19xx, 20xx) anywhere;
+- `PENDING` (tests/prose_numbers_pending.json): the numbers still typed on the pages not yet bound to their
+  files, page by page. It only shrinks: a number not on it fails, and so does an entry that is no longer on
+  its page (remove it when the page renders the value).
+"""
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import course_values
+import pytest
+from markdown_it import MarkdownIt
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+PAGES = sorted(p for p in DOCS.rglob("*.md") if not p.relative_to(DOCS).parts[0] == "api")
+PENDING_FILE = Path(__file__).with_name("prose_numbers_pending.json")
+
+NUMBER = re.compile(r"(?<![0-9A-Za-z_.,/-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![0-9A-Za-z_])")
+RENDERED = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+YEAR = re.compile(r"(19|20)\d\d")
+
+REVIEWED: dict[str, dict[str, str]] = {
+    "attention/results.md": {
+        "1.0": "the gradient clipping threshold compare_attention.py fixes (not in its settings record)",
+        "0.1": "the dropout compare_attention.py fixes (not in its settings record)",
+        "100": "BLEU's scale (0 to 100)",
+    },
+    "attention/index.md": {
+        "50": "the length of a made-up long sentence in the bottleneck argument",
+        "30": "the length of a made-up sentence in the bottleneck argument",
+    },
+    "attention/scores.md": {"256": "the page's own example size (H = 256 in the saturation example)"},
+    "bahdanau/loop.md": {
+        "0.05": "the tolerance a fence on the page uses",
+        "128": "the original notebook's hidden size",
+        "40": "the original notebook's sentence length in its example",
+    },
+    "seq2seq/data.md": {"2.0": "the corpus licence, CC-BY 2.0 FR"},
+    "seq2seq/tensors.md": {"60": "the original notebook's printed time per epoch (its output, not our run)"},
+    "seq2seq/training.md": {
+        "1.0": "the default of TrainConfig.clip (the code fixes it)",
+        "0.01": "the original notebook's SGD learning rate",
+        "0.03": "the original notebook's printed training loss (its output, not our run)",
+        "0.5": "the teacher-forcing ratio of the mixed recipe, an argument the page explains",
+    },
+    "appendix/index.md": {"95": "the level of a confidence interval (95%)"},
+    "classifier/index.md": {
+        "10,000": "the original notebook's Keras vocabulary size",
+        "500": "the original notebook's review length, and the dataset's 500 sentences per label",
+        "3,000": "the dataset's published size (three sources of 1,000 sentences)",
+        "1,000": "the dataset's sentences per source",
+        "4.0": "the dataset's licence, CC BY 4.0",
+        "0085": "the code point U+0085",
+        "30": "the page's own example size (a vocabulary of 30 in a fence)",
+    },
+    "performance/index.md": {
+        "32": "the tutorial loop's batch (benchmarks/seed_loops.py) and batch sizes the page names",
+        "256": "H of the benchmark models, and the batch of the hand-fused path the page describes",
+        "64": "batch sizes the page names",
+        "128": "a batch size on the sweep's axis",
+        "0.01": "the seminar notes' SGD learning rate",
+        "0.6": "the page's own beam-search example probabilities",
+        "0.5": "the page's own beam-search example probabilities, and the script's quiet-load threshold",
+        "0.4": "the page's own beam-search example probabilities",
+        "0.3": "the page's own beam-search example (0.6 × 0.5)",
+        "1.0": "the page's own beam-search example probabilities",
+        "30": "an evaluation time of the quality run (a setting)",
+        "60": "an evaluation time of the quality run (a setting) and the 60% target",
+        "120": "an evaluation time of the quality run (a setting)",
+        "180": "an evaluation time of the quality run (a setting)",
+        "240": "an evaluation time of the quality run (a setting)",
+        "300": "the quality run's training time (a setting)",
+        "600": "the pairs the per-sentence loop is timed on (a setting of benchmarks/run.py)",
+        "440": "the pairs/s the issue expected of the tutorial loop",
+        "768": "3H for H = 256 (the GRU's gates)",
+        "40": "the share the page rounds to (40%대) and a target",
+        "70": "the lower end of a range the page rounds to (70-80%)",
+        "4,853": "the training pairs in an exercise's question (its fence asserts them)",
+        "4853": "the same count inside the exercise's formula",
+    },
+    "index.md": {"2.0": "the Tatoeba licence, CC-BY 2.0 FR", "4.0": "the sentiment data's licence, CC BY 4.0"},
+    "appendix/recipe.md": {
+        "32": "a batch size the recipes set (an argument of the rows)",
+        "64": "a batch size the recipes set (an argument of the rows)",
+        "60": "a CPU-time budget the recipes set (seconds)",
+        "300": "a CPU-time budget the recipes set (seconds)",
+        "70": "the epochs the cosine schedule is planned for (a setting of the rows)",
+        "0.3": "the baseline's dropout, a setting the rows change",
+        "0.1": "dropout and label smoothing values the rows set",
+        "0.002": "the learning rate the constant-schedule row fixes",
+        "95": "the level of the intervals (95%)",
+        "0.05": "the significance level (evaluate.ALPHA)",
+        "4.303": "Student's t quantile for three seeds (evaluate.T_975)",
+        "2.776": "Student's t quantile for five seeds (evaluate.T_975)",
+        "38": "the BLEU target the final runs were set (a goal, not a measurement)",
+    },
+    "appendix/statistics.md": {
+        "95": "the level of the intervals (95%)",
+        "1,000": "the bootstrap's resamples, a setting of evaluate.py",
+        "2.5": "the lower percentile of a 95% interval",
+        "97.5": "the upper percentile of a 95% interval",
+        "0.05": "the significance level (evaluate.ALPHA)",
+        "0.975": "the quantile of a two-sided 95% t-interval",
+        "4.303": "Student's t quantile for three seeds (evaluate.T_975)",
+        "0.5": "the teacher-forcing ratio of the mixed recipe, an argument the page explains",
+    },
+}
+
+
+def prose_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, text) of the prose: fences, indented code and HTML blocks out; inline code, link targets and
+    tags blanked."""
+    skipped: set[int] = set()
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type in ("fence", "code_block", "html_block") and token.map:
+            skipped.update(range(*token.map))
+    lines = []
+    for index, line in enumerate(text.splitlines()):
+        if index in skipped or line.lstrip().startswith("--8<--"):
+            continue
+        line = re.sub(r"`[^`]*`", " ", line)
+        line = re.sub(r"\]\([^)]*\)", "]", line)
+        line = re.sub(r"<[^>]+>", " ", line)
+        lines.append((index + 1, line))
+    return lines
+
+
+def typed_numbers(text: str) -> list[tuple[int, str]]:
+    """(line, number) for each number in the prose that looks measured: a decimal, or a whole number above 20."""
+    found = []
+    for number, line in prose_lines(text):
+        line = RENDERED.sub(" ", line)
+        for match in NUMBER.finditer(line):
+            whole, fraction = match.group(1), match.group(2)
+            if fraction or int(whole.replace(",", "")) > 20:
+                if not fraction and YEAR.fullmatch(whole):
+                    continue
+                found.append((number, match.group(0)))
+    return found
+
+
+def unbound(page: str, text: str, pending: dict[str, list[str]]) -> list[str]:
+    """What is wrong on one page: typed numbers neither reviewed nor pending, and pending entries now gone."""
+    reviewed = REVIEWED.get(page, {})
+    left = Counter(pending.get(page, []))
+    problems = []
+    for line, number in typed_numbers(text):
+        if number in reviewed:
+            continue
+        if left[number] > 0:
+            left[number] -= 1
+            continue
+        problems.append(
+            f"{page}:{line}: {number} is typed; render it from its file ({{{{ name }}}}, hooks/course_values.py) "
+            "or, if it is a constant, add it to REVIEWED with the reason"
+        )
+    for number, times in left.items():
+        if times > 0:
+            problems.append(f"{page}: {number} is pending ({PENDING_FILE.name}) but no longer typed: remove it there")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def pending() -> dict[str, list[str]]:
+    return json.loads(PENDING_FILE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def names() -> set[str]:
+    return set(course_values.values())
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_prose_numbers_are_rendered_or_reviewed(path: Path, pending):
+    page = str(path.relative_to(DOCS))
+    problems = unbound(page, path.read_text(encoding="utf-8"), pending)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_rendered_name_exists_and_no_other_template_syntax(path: Path, names):
+    text = path.read_text(encoding="utf-8")
+    unknown = sorted(set(RENDERED.findall(text)) - names)
+    assert not unknown, f"{path.relative_to(DOCS)}: no value named {unknown} (hooks/course_values.py)"
+    # mkdocs-macros renders every page with Jinja: a stray {% or {# in prose or a fence would break the build
+    stray = [m.group(0) for m in re.finditer(r"\{[%#]|\{\{(?!\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\})", text)]
+    assert not stray, f"{path.relative_to(DOCS)}: template syntax other than {{{{ name }}}}: {stray[:3]}"
+
+
+def test_pending_names_only_pages_that_exist(pending):
+    assert set(pending) <= {str(p.relative_to(DOCS)) for p in PAGES}
+
+
+def test_a_planted_typed_number_fails_and_rendered_reviewed_and_code_numbers_do_not(pending):
+    page = "seq2seq/evaluation.md"
+    text = (DOCS / page).read_text(encoding="utf-8")
+    assert not unbound(page, text, pending)
+    planted = text + "\n패키지의 바다나우 번역기는 BLEU 37.56을 얻습니다.\n"
+    (problem,) = unbound(page, planted, pending)
+    assert problem.startswith(f"{page}:{len(planted.splitlines())}: 37.56 is typed; render it from its file"), problem
+    count = text + "\n평가용 쌍은 465개입니다.\n"
+    assert len(unbound(page, count, pending)) == 1
+    # the same value rendered, in code, a small count and a year pass
+    fine = text + "\nBLEU {{ bleu_bahdanau_packaged_h256_test }}, `37.56`, 문장 6개, 2015년\n"
+    fine += "\n```python\nx = 37.56\n```\n"
+    assert not unbound(page, fine, pending)
+    # a reviewed constant passes on its own page only
+    assert not unbound("seq2seq/training.md", "클리핑 1.0", {})
+    assert unbound(page, text + "\n클리핑 1.0\n", pending)
+
+
+def test_a_pending_number_that_is_gone_fails():
+    assert unbound("live.md", "숫자 없음", {"live.md": ["2,460"]}) == [
+        "live.md: 2,460 is pending (prose_numbers_pending.json) but no longer typed: remove it there"
+    ]
+
+
+def test_korean_particles_do_not_hide_a_number():
+    assert typed_numbers("필터를 거치면 5,318쌍이 남고 BLEU는 37.56입니다.") == [(1, "5,318"), (1, "37.56")]
+    assert typed_numbers("[링크](../a/b-128.md), <span id='x-300'>, `4853`") == []
