@@ -40,6 +40,8 @@ SENTIMENT = "results/sentiment/accuracy.json"
 PROFILE = "results/performance/profile.json"
 ONE_PATH = "results/performance/one_path.json"
 PACKAGED = "src/seq2seq_attention/pretrained/{name}/checkpoint.json"
+LIVE = "docs/assets/live"
+LIVE_RUNTIME = "docs/assets/onnxruntime-web/ort-wasm.wasm"
 
 COMMANDS = {
     COMPARE: "python scripts/compare_attention.py --epochs 30 --time-budget 240 --hidden-size 128 --batch-size 64 "
@@ -55,6 +57,8 @@ COMMANDS = {
     RECIPE: "OMP_NUM_THREADS=1 python scripts/ablation.py run --seeds 0 1 2",
     f"{RECIPE}/final": "OMP_NUM_THREADS=1 python scripts/ablation.py final --seeds 0 1 2 3 4",
     PACKAGED: "scripts/train_seq2seq.sh {name}",
+    LIVE: "seq2seq-attention export-onnx --out docs/assets/live --overwrite (docs/live.md: the Luong graphs)",
+    LIVE_RUNTIME: "copy ort-wasm.wasm of onnxruntime-web 1.17.3 from npm (README)",
 }
 """How each file is re-created (results/*/README.md says the same)."""
 
@@ -447,6 +451,10 @@ def recipe_name(row: str) -> str:
     return "recipe_" + row.removeprefix("combo-").replace("-60s", "").replace("-", "_").replace(".", "")
 
 
+OTHER_REFERENCE = {"combo-bi-b32-d0": ("combo-b32-d0",), "luong-feeding": ("luong",)}
+"""Rows the appendix also pairs with a row other than the baseline (seed by seed): the name gets ``_vs_<that row>``."""
+
+
 T_975 = {2: 4.303, 4: 2.776}
 """Student-t 97.5% quantiles for 3 and 5 seeds (2 and 4 degrees of freedom): `evaluate.T_975`, as the intervals use."""
 
@@ -457,6 +465,7 @@ def _recipes(values: dict[str, str], root: Path) -> None:
     for folder, split, key, seeds in ((RECIPE, "dev", "dev", 3), (f"{RECIPE}/final", "test", "test", 5)):
         rows = sorted({path.name.rsplit("-seed", 1)[0] for path in (root / folder).glob("*-seed*.json")})
         by_row: dict[str, list[float]] = {}
+        cpu_by_row: dict[str, list[float]] = {}
         decoders: dict[str, str] = {}
         for row in sorted(set(rows) | set(RECIPE_ROWS)):
             paths = sorted((root / folder).glob(f"{row}-seed*.json"))
@@ -465,7 +474,7 @@ def _recipes(values: dict[str, str], root: Path) -> None:
                     f"{folder}/{row}-seed*.json: (the files): expected {seeds} seeds, found {len(paths)}; "
                     f"re-create them with `{COMMANDS[folder]}`"
                 )
-            bleus = []
+            bleus, cpu, wall, epochs = [], [], [], []
             for path in paths:
                 reader = Reader(str(path.relative_to(root)), COMMANDS[folder], root)
                 found = reader.get(key, "split", kind="text")
@@ -473,6 +482,9 @@ def _recipes(values: dict[str, str], root: Path) -> None:
                 if found != expected:
                     reader.fail(f"{key}.split", repr(expected), repr(found))
                 bleus.append(reader.get(key, "bleu"))
+                cpu.append(reader.get("cpu_seconds"))
+                wall.append(reader.get("wall_seconds"))
+                epochs.append(reader.get("epochs", kind="count"))
                 decoder = reader.get("config", "decoder", kind="text")
                 if row == "baseline" and key == "dev":
                     for setting in (
@@ -492,11 +504,22 @@ def _recipes(values: dict[str, str], root: Path) -> None:
             values[f"bleu_high_{label}"] = score(high)
             for seed, bleu in enumerate(bleus):
                 values[f"bleu_seed{seed}_{label}"] = score(bleu)
+            # how long the seeds ran: the CPU time the budget counts, the wall-clock time and the epochs finished
+            values[f"cpu_seconds_min_{label}"] = count(round(min(cpu)))
+            values[f"cpu_seconds_max_{label}"] = count(round(max(cpu)))
+            values[f"cpu_seconds_mean_{label}"] = count(round(sum(cpu) / len(cpu)))
+            values[f"wall_seconds_min_{label}"] = count(round(min(wall)))
+            values[f"wall_seconds_max_{label}"] = count(round(max(wall)))
+            values[f"epochs_min_{label}"] = str(min(epochs))
+            values[f"epochs_max_{label}"] = str(max(epochs))
             by_row[row] = bleus
+            cpu_by_row[row] = cpu
             decoders[row] = decoder
         for row, bleus in by_row.items():  # seed-paired differences against the baseline of the same budget
             baseline = "baseline-60s" if "-60s" in row else "baseline"
-            pairs = [("", baseline)] + ([("_vs_b32_d0", "combo-b32-d0")] if row == "combo-bi-b32-d0" else [])
+            pairs = [("", baseline)] + [
+                (f"_vs_{recipe_name(b).removeprefix('recipe_')}", b) for b in OTHER_REFERENCE.get(row, ())
+            ]
             for suffix, reference in pairs:
                 if row == reference or reference not in by_row:
                     continue
@@ -509,6 +532,8 @@ def _recipes(values: dict[str, str], root: Path) -> None:
                 values[f"diff_max_{label}"] = f"{max(differences):+.2f}"
                 values[f"diff_low_{label}"] = f"{low:+.2f}"
                 values[f"diff_high_{label}"] = f"{high:+.2f}"
+                more = sum(cpu_by_row[row]) / sum(cpu_by_row[reference]) - 1
+                values[f"cpu_percent_more_{label}"] = f"{100 * more:.0f}"
 
 
 def _interval(values: list[float]) -> tuple[float, float, float]:
@@ -517,6 +542,36 @@ def _interval(values: list[float]) -> tuple[float, float, float]:
     spread = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
     half = T_975[len(values) - 1] * spread / len(values) ** 0.5
     return mean, mean - half, mean + half
+
+
+LIVE_FIRST_FILES = ("encoder.onnx", "step.onnx", "vocabularies.json", "sentences.json")
+"""What the live page needs before its first translation, besides the runtime (its `data-first-files`)."""
+LIVE_LUONG_FILES = ("luong/encoder.onnx", "luong/step.onnx")
+
+
+def _file_bytes(relative: str, command: str, root: Path) -> int:
+    """The size of a committed file the prose states, which must be there and not empty."""
+    path = root / relative
+    if not path.is_file():
+        raise ResultsFileError(f"{relative}: (the file): expected a file, found none; re-create it with `{command}`")
+    size = path.stat().st_size
+    if size == 0:
+        raise ResultsFileError(
+            f"{relative}: (the file): expected a non-empty file, found 0 bytes; re-create it with `{command}`"
+        )
+    return size
+
+
+def _live(values: dict[str, str], root: Path) -> None:
+    """The sizes of what the live page downloads: the committed runtime and exported graphs (MB = 10^6 bytes)."""
+    runtime = _file_bytes(LIVE_RUNTIME, COMMANDS[LIVE_RUNTIME], root)
+    first = {name: _file_bytes(f"{LIVE}/{name}", COMMANDS[LIVE], root) for name in LIVE_FIRST_FILES}
+    luong = sum(_file_bytes(f"{LIVE}/{name}", COMMANDS[LIVE], root) for name in LIVE_LUONG_FILES)
+    values["mb_runtime_live"] = f"{runtime / 1e6:.1f}"
+    values["mb_first_translation_live"] = f"{(runtime + sum(first.values())) / 1e6:.1f}"
+    values["mb_luong_live"] = f"{luong / 1e6:.1f}"
+    values["mb_runtime_and_models_live"] = f"{(runtime + sum(first.values()) + luong) / 1e6:.1f}"
+    values["kb_sentences_live"] = f"{first['sentences.json'] / 1e3:.0f}"
 
 
 def values(root: Path = ROOT) -> dict[str, str]:
@@ -531,6 +586,7 @@ def values(root: Path = ROOT) -> dict[str, str]:
     _fence_record(found, root)
     _sentiment(found, root)
     _profile(found, root)
+    _live(found, root)
     return found
 
 

@@ -25,6 +25,10 @@ RECIPES = sorted(
 )
 FILES = [name for name in COMMANDS if name.endswith(".json") and "{" not in name]  # every single file it reads
 FILES += ["results/sentiment/checkpoints/all_attention/checkpoint.json", *PACKAGED, *RECIPES]
+LIVE_FILES = [
+    f"{course_values.LIVE}/{name}" for name in (*course_values.LIVE_FIRST_FILES, *course_values.LIVE_LUONG_FILES)
+]
+FILES += [course_values.LIVE_RUNTIME, *LIVE_FILES]  # the live page's downloads, whose sizes the prose states
 
 
 @pytest.fixture
@@ -53,6 +57,19 @@ def refused(root: Path) -> str:
 
 def test_the_copies_read_like_the_repository(copy: Path):
     assert values(copy) == values()
+
+
+def test_a_missing_or_empty_live_page_file(copy: Path):
+    (copy / course_values.LIVE_RUNTIME).write_bytes(b"")
+    assert refused(copy) == (
+        f"{course_values.LIVE_RUNTIME}: (the file): expected a non-empty file, found 0 bytes; "
+        f"re-create it with `{COMMANDS[course_values.LIVE_RUNTIME]}`"
+    )
+    shutil.copyfile(ROOT / course_values.LIVE_RUNTIME, copy / course_values.LIVE_RUNTIME)
+    (copy / LIVE_FILES[-1]).unlink()
+    assert refused(copy) == (
+        f"{LIVE_FILES[-1]}: (the file): expected a file, found none; re-create it with `{COMMANDS[course_values.LIVE]}`"
+    )
 
 
 def test_a_missing_file(copy: Path):
