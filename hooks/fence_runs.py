@@ -31,8 +31,6 @@ RECORD_COMMAND = "python -m pytest --record-fences"
 """The command that re-records every fence (with the rest of the suite; `docs` alone records only the fences)."""
 DEVICES = ("cpu", "cuda")
 NO_DEVICE = "no-device"
-CPU_TAGS = ("cpu", NO_DEVICE)
-"""A fence runs on the CPU under one of these tags (a fence that picks no device runs on the CPU)."""
 PYTHON = {"python", "py", "python3"}
 OUTPUT_LINES = 30
 OUTPUT_CHARS = 3000

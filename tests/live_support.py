@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import torch
+from support import ROOT
 
 from seq2seq_attention import collate, load_checkpoint, load_pairs, split_pairs
 from seq2seq_attention.core.tokens import EOS_IDX
@@ -18,7 +19,6 @@ from seq2seq_attention.translation.export import half_precision, recorded_scores
 from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
 from seq2seq_attention.translation.search import beam_search_decode, greedy_search
 
-ROOT = Path(__file__).resolve().parent.parent
 LIVE = ROOT / "docs" / "assets" / "live"
 RUNTIME = ROOT / "docs" / "assets" / "onnxruntime-web"
 CHECKPOINTS = {

@@ -84,9 +84,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from support import ROOT  # noqa: E402
 from test_excerpt_coverage import included_sections, section_lines  # noqa: E402  (the excerpts' own parsing)
 
 # ---------------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import yaml
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BUILD_TIMEOUT_S = 300
 
 

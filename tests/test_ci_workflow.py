@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 import yaml
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "ci.yml"
 CPU_INDEX = "--index-url https://download.pytorch.org/whl/cpu"
 

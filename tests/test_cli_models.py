@@ -5,9 +5,9 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support import ROOT
 
 from seq2seq_attention.cli import main
 from seq2seq_attention.translation.pretrained import (
@@ -16,8 +16,6 @@ from seq2seq_attention.translation.pretrained import (
     packaged_max_words,
     packaged_names,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

@@ -7,12 +7,12 @@ import shlex
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
 from seq2seq_attention.cli import main
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-ROOT = Path(__file__).resolve().parent.parent
 
 TINY = ["--decoder", "bahdanau", "--hidden-size", "8", "--batch-size", "512", "--max-words", "4", "--no-progress"]
 """A run of seconds: the pairs of at most 4 words, hidden size 8."""

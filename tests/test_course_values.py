@@ -15,8 +15,8 @@ from pathlib import Path
 import course_values
 import pytest
 from course_values import COMMANDS, CORPUS, ResultsFileError, values
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGED = [course_values.PACKAGED.format(name=name) for name in course_values.PACKAGED_MODELS]
 RECIPES = sorted(
     str(path.relative_to(ROOT))

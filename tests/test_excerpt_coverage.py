@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
 coverage = pytest.importorskip("coverage", reason="coverage is in the test extra")
 
-ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "seq2seq_attention"
 INCLUDE = re.compile(r'--8<-- "(src/[^"]+\.py):(\w+)"')
 MARK = re.compile(r"#\s*--8<--\s*\[(start|end):(\w+)\]")

@@ -11,8 +11,8 @@ import tokenize
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "seq2seq_attention"
 MARK = re.compile(r"#\s*--8<--\s*\[(start|end):([\w-]+)\]")
 CHECK_CALL = re.compile(r"\b(_?check_\w*|checked)\s*\(")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import excerpts  # hooks/excerpts.py (hooks/ is on pytest's path: pyproject.toml)
 import pytest
+from support import ROOT
 
 import seq2seq_attention
 
-ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "seq2seq_attention"
 DOCS = ROOT / "docs"
 SECTION = re.compile(r"--8<-- \[start:([\w-]+)\]")

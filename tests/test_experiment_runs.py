@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("ablation_runs", ROOT / "scripts" / "ablation.py")
 ablation = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ablation)

@@ -1,11 +1,11 @@
 """The ONNX export of the packaged translator that the live page runs: same translations, same attention."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from support import ROOT
 
 onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
 
@@ -15,7 +15,6 @@ from seq2seq_attention.translation.export import GraphDecoder, half_precision  #
 from seq2seq_attention.translation.pretrained import PRETRAINED_DIR  # noqa: E402
 from seq2seq_attention.translation.search import greedy_search  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 LIVE = ROOT / "docs" / "assets" / "live"
 pytestmark = pytest.mark.usefixtures("one_thread")
 

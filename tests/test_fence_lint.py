@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 from pytest_markdown_docs.plugin import FenceSyntax, extract_fence_tests, parse_superfences_block_info
+from support import ROOT
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 PYTHON = {"python", "py", "python3"}
 OPTIONS = {"notest", "continuation"}

@@ -14,8 +14,8 @@ from pathlib import Path
 import fence_runs
 import pytest
 import torch
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CUDA = torch.cuda.is_available()
 
 PAGE = """# page

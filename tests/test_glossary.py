@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from site_support import chapters, nav, nav_pages
+from support import ROOT
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = ROOT / "docs"
 GLOSSARY = DOCS / "glossary.md"
 PAGES = [page for page in sorted(DOCS.rglob("*.md")) if page != GLOSSARY]
 HEADER = "| 용어 | 영어 | 코드 이름 | 쓰지 않는 말 |"
@@ -171,7 +172,6 @@ def test_the_history_check_sees_a_history_word_and_not_a_tutorial_of_old():
     assert not HISTORY.search(prose("문장을 하나씩 학습하던 예전 PyTorch 튜토리얼의 방식입니다.\n"))
 
 
-ROOT = DOCS.parent
 # The code that writes the text of the site's figures and generated tables: titles, axis labels, legends, column
 # headers and model names, as the reader sees them in a picture or a table.
 FIGURE_AND_TABLE_WRITERS = [

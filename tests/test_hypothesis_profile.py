@@ -9,8 +9,8 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DRAWS_ENV = "SEQ2SEQ_ATTENTION_TEST_DRAWS"
 
 

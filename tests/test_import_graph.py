@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 PACKAGE = "seq2seq_attention"
 

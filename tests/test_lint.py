@@ -3,11 +3,10 @@
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TARGETS = [p for p in ("src", "tests", "benchmarks", "scripts", "hooks", "conftest.py") if (ROOT / p).exists()]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from support import ROOT
 
 import seq2seq_attention
 from seq2seq_attention import core
@@ -29,7 +30,6 @@ from seq2seq_attention.translation.decoders import DECODERS
 from seq2seq_attention.translation.train import TrainConfig, train
 from seq2seq_attention.translation.translator import translate
 
-ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "seq2seq_attention"
 pytestmark = pytest.mark.usefixtures("one_thread")
 

@@ -4,8 +4,9 @@ import re
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 CONTROL = re.compile(r"[\x00-\x08\x09\x0b-\x1f\x7f]")
 FENCE = re.compile(r"^(```+|~~~+).*?^\1\s*$", re.M | re.S)

@@ -19,8 +19,8 @@ from pathlib import Path
 import course_values
 import pytest
 from markdown_it import MarkdownIt
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if not p.relative_to(DOCS).parts[0] == "api")
 

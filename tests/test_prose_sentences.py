@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 import torch
 from markdown_it import MarkdownIt
+from support import ROOT
 
 from seq2seq_attention import load_checkpoint, load_pairs, split_pairs, translate
 from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 

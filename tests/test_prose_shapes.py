@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 TRACES = sorted((DOCS / "assets" / "traces").glob("*.json"))

@@ -13,7 +13,6 @@ from support import load_script
 from seq2seq_attention.translation.evaluate import t_975
 from seq2seq_attention.translation.train import TrainConfig
 
-ROOT = Path(__file__).resolve().parent.parent
 ablation = load_script("ablation")
 
 

@@ -4,11 +4,9 @@ installs only the site's tools (requirements-docs.txt, the same list as pyprojec
 import json
 import re
 import tomllib
-from pathlib import Path
 
 import course_values
-
-ROOT = Path(__file__).resolve().parent.parent
+from support import ROOT
 
 
 def _section_command(title: str) -> str:

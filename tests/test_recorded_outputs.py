@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+from support import ROOT
 from test_glossary import VARIANTS, variants_in
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 RECORD = DOCS / "fence-runs.json"
 HANGUL = re.compile(r"[가-힣]")

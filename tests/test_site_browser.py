@@ -29,7 +29,7 @@ from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from site_support import PHONE_WIDTH, BuiltSite, on_every_page_on_a_phone, open_page, reset_browser
+from site_support import PHONE_WIDTH, ROOT, BuiltSite, on_every_page_on_a_phone, open_page, reset_browser
 
 SEARCH_TERM = "어텐션"
 WAIT_S = 30
@@ -305,7 +305,7 @@ def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome,
     from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
     from seq2seq_attention.translation.search import greedy_search
 
-    live = Path(__file__).resolve().parent.parent / "docs" / "assets" / "live"
+    live = ROOT / "docs" / "assets" / "live"
     sessions = [onnxruntime.InferenceSession(str(live / name)) for name in ("encoder.onnx", "step.onnx")]
     vocabs = load_checkpoint(PRETRAINED_DIR / "bahdanau").vocabs
     _requests(browser)

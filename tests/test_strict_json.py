@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support import ROOT
 
 from seq2seq_attention.core.files import json_text, write_json
 from seq2seq_attention.translation.corpus import load_pairs, split_pairs
 from seq2seq_attention.translation.train import TrainConfig, train
 
-ROOT = Path(__file__).resolve().parent.parent
 WRITERS = [*sorted((ROOT / "src" / "seq2seq_attention").rglob("*.py")), *sorted((ROOT / "scripts").glob("*.py"))]
 WRITERS += [ROOT / "hooks" / "fence_runs.py"]
 

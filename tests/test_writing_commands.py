@@ -21,6 +21,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from support import ROOT
 
 from seq2seq_attention import InputError, build_classifier, build_model, load_checkpoint, save_checkpoint
 from seq2seq_attention.cli import main
@@ -32,7 +33,6 @@ from seq2seq_attention.translation.corpus import Pair, build_vocabularies
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-ROOT = Path(__file__).resolve().parent.parent
 SENTIMENT_CHECKPOINT = ROOT / "results" / "sentiment" / "checkpoints" / "imdb_attention"
 PAIRS = [Pair("je suis la .", "i am here ."), Pair("il est grand .", "he is tall .")]
 VOCABS = build_vocabularies(PAIRS)
