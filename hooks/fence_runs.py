@@ -215,19 +215,19 @@ def _check_record(path: Path, record: object) -> None:
             key = entry.get("key") if isinstance(entry, dict) else None
             name = (number, key)
             if not isinstance(entry, dict) or not isinstance(key, str) or not isinstance(entry.get("runs"), dict):
-                fail(page, name, 'expected {"key": "<hash>", "runs": {tag: run}}, got ' + _short(entry))
+                fail(page, name, 'expected {"key": "<hash>", "runs": {tag: run}}, got ' + short(entry))
             for tag, run in entry["runs"].items():
                 if tag not in (*DEVICES, NO_DEVICE):
                     fail(page, name, f"run tag {tag!r} is not one of {', '.join((*DEVICES, NO_DEVICE))}")
                 if not isinstance(run, dict):
-                    fail(page, name, f"the {tag} run must be an object, got {_short(run)}")
+                    fail(page, name, f"the {tag} run must be an object, got {short(run)}")
                 for field, kind in RUN_FIELDS.items():
                     value = run.get(field)
                     if field not in run or isinstance(value, bool) or not isinstance(value, kind):
                         expected = "a number" if field == "seconds" else "a string"
                         if field not in run:
                             fail(page, name, f'the {tag} run has no "{field}" (expected {expected})')
-                        fail(page, name, f'the {tag} run\'s "{field}" must be {expected}, got {_short(value)}')
+                        fail(page, name, f'the {tag} run\'s "{field}" must be {expected}, got {short(value)}')
                 if run["outcome"] not in OUTCOMES:
                     fail(
                         page,
@@ -235,10 +235,10 @@ def _check_record(path: Path, record: object) -> None:
                         f'the {tag} run\'s "outcome" must be one of {", ".join(OUTCOMES)}, got {run["outcome"]!r}',
                     )
                 if "error" in run and not isinstance(run["error"], str):
-                    fail(page, name, f'the {tag} run\'s "error" must be a string, got {_short(run["error"])}')
+                    fail(page, name, f'the {tag} run\'s "error" must be a string, got {short(run["error"])}')
 
 
-def _short(value: object) -> str:
+def short(value: object) -> str:
     """A value as the message shows it: its JSON (or repr), cut to 60 characters."""
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)

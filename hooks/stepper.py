@@ -25,6 +25,7 @@ import logging
 import re
 from pathlib import Path
 
+from fence_runs import short  # the record's reader shows a value the same way
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
@@ -54,15 +55,6 @@ _trace: dict | None = None
 class TraceError(ValueError):
     """The trace cannot be read: one line naming the file, the entry, what was expected and how to re-record
     (the site build stops with it)."""
-
-
-def _short(value: object) -> str:
-    """A value as the message shows it: its JSON (or repr), cut to 60 characters."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _message(path: Path, where: list[str], problem: str) -> str:
@@ -120,19 +112,19 @@ def _nested(value: object, kind: type | tuple, depths: tuple[int, ...]) -> bool:
 def _check_value(value: object) -> str | None:
     """What is wrong with one recorded value (None: nothing)."""
     if not isinstance(value, dict) or not _is(value.get("name"), str):
-        return 'expected a value {"name": str, "kind": ...}, got ' + _short(value)
+        return 'expected a value {"name": str, "kind": ...}, got ' + short(value)
     kind = value.get("kind")
     if kind == "tensor":
         if not _list_of(value.get("shape"), int):
-            return f'"shape" must be a list of integers, got {_short(value.get("shape"))}'
+            return f'"shape" must be a list of integers, got {short(value.get("shape"))}'
         if not _is(value.get("dtype"), str):
-            return f'"dtype" must be a string, got {_short(value.get("dtype"))}'
+            return f'"dtype" must be a string, got {short(value.get("dtype"))}'
         if "dims" in value and not _list_of(value["dims"], str):
-            return f'"dims" must be a list of strings, got {_short(value["dims"])}'
+            return f'"dims" must be a list of strings, got {short(value["dims"])}'
         if "values" in value and not _nested(value["values"], _CELL, (1, 2)):
-            return f'"values" must be a list (of rows) of numbers, got {_short(value["values"])}'
+            return f'"values" must be a list (of rows) of numbers, got {short(value["values"])}'
         if "words" in value and not _nested(value["words"], str, (1, 2)):
-            return f'"words" must be a list (of rows) of strings, got {_short(value["words"])}'
+            return f'"words" must be a list (of rows) of strings, got {short(value["words"])}'
         if "top" in value:
             rows = (
                 value["top"]
@@ -147,35 +139,35 @@ def _check_value(value: object) -> str | None:
                 and all(isinstance(p, list) and len(p) == 2 and _is(p[0], str) and _is(p[1], _CELL) for p in row)
                 for row in rows
             ):
-                return f'"top" must be (rows of) [word, number] pairs, got {_short(value["top"])}'
+                return f'"top" must be (rows of) [word, number] pairs, got {short(value["top"])}'
         for key in ("cols", "rows"):
             if key in value and not _list_of(value[key], str):
-                return f'"{key}" must be a list of strings, got {_short(value[key])}'
+                return f'"{key}" must be a list of strings, got {short(value[key])}'
         if "value" in value and not _is(value["value"], _CELL):
-            return f'"value" must be a number, got {_short(value["value"])}'
+            return f'"value" must be a number, got {short(value["value"])}'
         return None
     if kind == "module":
         if not _is(value.get("repr"), str) or not isinstance(value.get("params"), dict):
-            return 'a module needs "repr" (a string) and "params" ({name: shape}), got ' + _short(value)
+            return 'a module needs "repr" (a string) and "params" ({name: shape}), got ' + short(value)
         if not all(_list_of(shape, int) for shape in value["params"].values()):
-            return f'"params" must map names to shapes (lists of integers), got {_short(value["params"])}'
+            return f'"params" must map names to shapes (lists of integers), got {short(value["params"])}'
         return None
     if kind == "object":
         if not _is(value.get("type"), str) or not isinstance(value.get("fields"), dict):
-            return 'an object needs "type" (a string) and "fields" ({name: shape or repr}), got ' + _short(value)
+            return 'an object needs "type" (a string) and "fields" ({name: shape or repr}), got ' + short(value)
         return None
     if kind == "value":
-        return None if _is(value.get("repr"), str) else f'"repr" must be a string, got {_short(value.get("repr"))}'
-    return f'"kind" must be one of tensor, module, object, value, got {_short(kind)}'
+        return None if _is(value.get("repr"), str) else f'"repr" must be a string, got {short(value.get("repr"))}'
+    return f'"kind" must be one of tensor, module, object, value, got {short(kind)}'
 
 
 def _check_training_step(step: object) -> str | None:
     """What is wrong with a training step's numbers (None: nothing)."""
     if not isinstance(step, dict) or not _is(step.get("loss"), _NUMBER):
-        return 'expected {"loss": number, "grad_norms": {name: number}, "calls": [...]}, got ' + _short(step)
+        return 'expected {"loss": number, "grad_norms": {name: number}, "calls": [...]}, got ' + short(step)
     norms = step.get("grad_norms")
     if not isinstance(norms, dict) or not all(_is(v, _NUMBER) for v in norms.values()):
-        return f'"grad_norms" must map parameter names to numbers, got {_short(norms)}'
+        return f'"grad_norms" must map parameter names to numbers, got {short(norms)}'
     calls = step.get("calls")
     kinds = {"schedule": str, "ratio": _NUMBER, "k": _NUMBER, "epoch": int, "result": _NUMBER}
     if not isinstance(calls, list) or not all(
@@ -183,7 +175,7 @@ def _check_training_step(step: object) -> str | None:
     ):
         return (
             '"calls" must be a list of {"schedule": str, "ratio": number, "k": number, "epoch": int, "result": '
-            f"number}}, got {_short(calls)}"
+            f"number}}, got {short(calls)}"
         )
     return None
 
@@ -199,32 +191,31 @@ def _check(path: Path, trace: object) -> None:
     if trace.get("format") != FORMAT or trace.get("version") != VERSION:
         fail(
             [],
-            f'expected "format": "{FORMAT}", "version": {VERSION}, got {_short(trace.get("format"))}, '
-            f"{_short(trace.get('version'))}",
+            f'expected "format": "{FORMAT}", "version": {VERSION}, got {short(trace.get("format"))}, '
+            f"{short(trace.get('version'))}",
         )
     for key, kind in (("command", str), ("split", str), ("model", dict), ("runs", dict), ("pages", list)):
         if not isinstance(trace.get(key), kind):
             fail(
                 [],
                 f'"{key}" must be {"a string" if kind is str else "an object" if kind is dict else "a list"}, '
-                f"got {_short(trace.get(key))}",
+                f"got {short(trace.get(key))}",
             )
     if not _is(trace["model"].get("path"), str):
-        fail(["model"], f'"path" must be a string, got {_short(trace["model"].get("path"))}')
+        fail(["model"], f'"path" must be a string, got {short(trace["model"].get("path"))}')
     for name, run in trace["runs"].items():
         where = [f"run {name!r}"]
         if not isinstance(run, dict) or not _is(run.get("title"), str) or not isinstance(run.get("sections"), dict):
-            fail(where, 'expected {"title": str, "sentences": [...], "sections": {...}}, got ' + _short(run))
+            fail(where, 'expected {"title": str, "sentences": [...], "sections": {...}}, got ' + short(run))
         sentences = run.get("sentences")
         if not isinstance(sentences, list) or not sentences:
-            fail(where, f'"sentences" must be a non-empty list, got {_short(sentences)}')
+            fail(where, f'"sentences" must be a non-empty list, got {short(sentences)}')
         for n, sentence in enumerate(sentences, start=1):
             ok = isinstance(sentence, dict) and all(_is(sentence.get(k), str) for k in ("source", "reference"))
             if not ok or not _list_of(sentence.get("source_tokens"), str):
                 fail(
                     [*where, f"sentence {n}"],
-                    'expected {"source": str, "source_tokens": [str], "reference": '
-                    f"str, ...}}, got {_short(sentence)}",
+                    f'expected {{"source": str, "source_tokens": [str], "reference": str, ...}}, got {short(sentence)}',
                 )
         if "training_step" in run:
             problem = _check_training_step(run["training_step"])
@@ -232,28 +223,28 @@ def _check(path: Path, trace: object) -> None:
                 fail([*where, "training_step"], problem)
         for n, one in enumerate(run.get("passes", []), start=1):
             if not isinstance(one, dict) or not _is(one.get("t"), int):
-                fail([*where, f"pass {n}"], f'expected {{"t": int, "fed": [str], "chosen": [str]}}, got {_short(one)}')
+                fail([*where, f"pass {n}"], f'expected {{"t": int, "fed": [str], "chosen": [str]}}, got {short(one)}')
             for key in ("fed", "chosen", "target"):
                 if key in one and not _list_of(one[key], str):
-                    fail([*where, f"pass {n}"], f'"{key}" must be a list of words, got {_short(one[key])}')
+                    fail([*where, f"pass {n}"], f'"{key}" must be a list of words, got {short(one[key])}')
         for ref, section in run["sections"].items():
             at = [*where, f"section {ref!r}"]
             if not isinstance(section, dict) or not isinstance(section.get("lines"), list):
-                fail(at, 'expected {"lines": [...], "steps": [...]}, got ' + _short(section))
+                fail(at, 'expected {"lines": [...], "steps": [...]}, got ' + short(section))
             for n, line in enumerate(section["lines"]):
                 if not isinstance(line, dict) or not _list_of(line.get("text"), str) or not _is(line.get("at"), int):
-                    fail([*at, f"line {n}"], f'expected {{"text": [str], "at": int}}, got {_short(line)}')
+                    fail([*at, f"line {n}"], f'expected {{"text": [str], "at": int}}, got {short(line)}')
             steps = section.get("steps")
             if not isinstance(steps, list) or not steps:
-                fail(at, f'"steps" must be a non-empty list, got {_short(steps)}')
+                fail(at, f'"steps" must be a non-empty list, got {short(steps)}')
             for n, step in enumerate(steps, start=1):
                 here = [*at, f"step {n}"]
                 if not isinstance(step, dict) or not _is(step.get("line"), int) or not _is(step.get("t"), int):
-                    fail(here, f'expected {{"line": int, "t": int, "values": [...]}}, got {_short(step)}')
+                    fail(here, f'expected {{"line": int, "t": int, "values": [...]}}, got {short(step)}')
                 if not 0 <= step["line"] < len(section["lines"]):
                     fail(here, f'"line" must index "lines" (0 to {len(section["lines"]) - 1}), got {step["line"]}')
                 if not isinstance(step.get("values"), list):
-                    fail(here, f'"values" must be a list, got {_short(step.get("values"))}')
+                    fail(here, f'"values" must be a list, got {short(step.get("values"))}')
                 for value in step["values"]:
                     problem = _check_value(value)
                     if problem:

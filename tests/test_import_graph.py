@@ -144,14 +144,21 @@ READ_ONLY = [
 @pytest.mark.parametrize("command", READ_ONLY, ids=lambda c: c[0])
 def test_the_read_only_commands_do_not_import_the_training_modules(tmp_path: Path, command: list[str]):
     argv = [part.format(tmp=tmp_path) for part in command]
+    report = "print('LOADED', sorted(m for m in sys.modules if m.endswith(('translation.train', 'sentiment.train'))))"
+    result = _cli_in_a_fresh_python(tmp_path, argv, report)
+    assert "LOADED []" in result.stdout, result.stdout + result.stderr
+
+
+def _cli_in_a_fresh_python(tmp_path: Path, argv: list[str], report: str) -> subprocess.CompletedProcess:
+    """`seq2seq-attention ARGV` in a fresh Python with only src/ on its path; then `report` runs (`code`: the exit
+    status) and prints what the test reads."""
     code = (
         "import sys\n"
         "from seq2seq_attention.cli import main\n"
-        f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
-        "loaded = sorted(m for m in sys.modules if m.endswith(('translation.train', 'sentiment.train')))\n"
-        "print('LOADED', loaded)\n"
+        f"try:\n    code = main({argv!r})\nexcept SystemExit as stop:\n    code = stop.code\n"
+        f"{report}\n"
     )
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
@@ -159,7 +166,6 @@ def test_the_read_only_commands_do_not_import_the_training_modules(tmp_path: Pat
         cwd=tmp_path,
         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg", "HOME": str(tmp_path)},
     )
-    assert "LOADED []" in result.stdout, result.stdout + result.stderr
 
 
 def test_load_translator_is_exported_at_the_top():
@@ -175,21 +181,11 @@ AT_ONCE = [["--help"], ["--version"], ["models"], ["models", "--help"], ["tarnsl
 
 @pytest.mark.parametrize("command", AT_ONCE, ids=lambda c: " ".join(c) or "nothing")
 def test_help_version_models_and_a_mistyped_command_import_neither_torch_nor_matplotlib(tmp_path, command):
-    code = (
-        "import sys\n"
-        "from seq2seq_attention.cli import main\n"
-        f"try:\n    code = main({command!r})\nexcept SystemExit as stop:\n    code = stop.code\n"
+    report = (
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'matplotlib', 'numpy'))\n"
-        "print('CODE', code, 'HEAVY', heavy)\n"
+        "print('CODE', code, 'HEAVY', heavy)"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
-    )
+    result = _cli_in_a_fresh_python(tmp_path, command, report)
     expected = 2 if command in ([], ["tarnslate", "x"]) else 0
     assert f"CODE {expected} HEAVY []" in result.stdout, result.stdout + result.stderr
     if command == ["models"]:
