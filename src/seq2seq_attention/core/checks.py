@@ -79,12 +79,9 @@ def checked(check: Callable[[Call], object] | str) -> Callable[[F], F]:
             if _INSIDE.get() or torch.compiler.is_compiling() or torch.jit.is_tracing():
                 return function(*args, **kwargs)  # the package's own call, or a graph being traced for export
             try:
-                bound = signature.bind(*args, **kwargs)
-            except TypeError:
+                _run_check(boundary, args, kwargs)
+            except _Unbound:
                 return function(*args, **kwargs)  # Python's own TypeError names the missing or unknown argument
-            bound.apply_defaults()
-            call = Call(function, bound.arguments)
-            (getattr(args[0], check) if isinstance(check, str) else check)(call)
             token = _INSIDE.set(True)
             try:
                 return function(*args, **kwargs)
@@ -92,6 +89,7 @@ def checked(check: Callable[[Call], object] | str) -> Callable[[F], F]:
                 _INSIDE.reset(token)
 
         boundary.__checked_by__ = check  # type: ignore[attr-defined]  # tests/test_checks.py reads it
+        boundary.__checked_signature__ = signature  # type: ignore[attr-defined]  # read once, at decoration
         return boundary  # type: ignore[return-value]
 
     return decorate
@@ -105,10 +103,25 @@ def checks_of(function: Callable[..., object], *args: object, **kwargs: object) 
     `prepare_sentences` encodes: the nested call itself runs unchecked."""
     if inspect.ismethod(function):
         function, args = function.__func__, (function.__self__, *args)
-    check = function.__checked_by__  # type: ignore[attr-defined]
-    bound = inspect.signature(function).bind(*args, **kwargs)
+    try:
+        _run_check(function, args, kwargs)
+    except _Unbound as error:
+        raise TypeError(str(error)) from None
+
+
+class _Unbound(TypeError):
+    """The arguments do not fit the function's signature (`_run_check`)."""
+
+
+def _run_check(boundary: Callable[..., object], args: tuple, kwargs: dict) -> None:
+    """Bind `args` and `kwargs` to the `checked` function's own signature, defaults applied, and run its check."""
+    try:
+        bound = boundary.__checked_signature__.bind(*args, **kwargs)  # type: ignore[attr-defined]
+    except TypeError as error:
+        raise _Unbound(str(error)) from None
     bound.apply_defaults()
-    (getattr(args[0], check) if isinstance(check, str) else check)(Call(function, bound.arguments))
+    check = boundary.__checked_by__  # type: ignore[attr-defined]
+    (getattr(args[0], check) if isinstance(check, str) else check)(Call(boundary.__wrapped__, bound.arguments))
 
 
 def _describe(dims: Sequence[Dim], known: Mapping[str, int]) -> str:
