@@ -114,20 +114,15 @@ def _defined_checks(tree_path):
 
 @pytest.mark.parametrize("name", sorted(CHECKED))
 def test_each_check_sits_just_above_what_it_guards(name):
-    """One place for checks: a check named by `checked` is defined above its function in the same module (or in the
-    package's own `checks` module), with no other check between them; no check trails a class body."""
+    """One place for checks, the same in every module: a check named by `checked` is defined above its function in
+    the same file, with no other check between them (no check trails a class body or lives in a module of its own)."""
+    from pathlib import Path
+
     function, check, _ = CHECKED[name]
     if check.__name__ == "<lambda>":
         return  # written on the decorator itself
     check_file, function_file = inspect.getsourcefile(check), inspect.getsourcefile(inspect.unwrap(function))
-    if check_file != function_file:
-        assert (
-            check_file.endswith("/checks.py")
-            and check.__module__.rpartition(".")[0] == (function.__module__.rpartition(".")[0])
-        ), f"{name}: its check {check.__qualname__} lives in {check.__module__}"
-        return
-    from pathlib import Path
-
+    assert check_file == function_file, f"{name}: its check {check.__qualname__} lives in {check.__module__}"
     check_line = inspect.getsourcelines(check)[1]
     function_line = inspect.getsourcelines(inspect.unwrap(function))[1]
     between = [n for line, n in _defined_checks(Path(check_file)).items() if check_line < line < function_line]
