@@ -289,13 +289,7 @@ class AttnDecoderRNN(StepDecoder):
     """
 
     # --8<-- [start:init]
-    def __init__(
-        self,
-        hidden_size: int,
-        output_size: int,
-        dropout_p: float = DROPOUT,
-        score: str = "additive",
-    ) -> None:
+    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = DROPOUT, score: str = "additive") -> None:
         super().__init__(hidden_size, output_size)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
         self.attention = build_attention(score, hidden_size)  # "additive": BahdanauAttention
