@@ -16,6 +16,7 @@ from urllib.parse import urljoin, urlsplit
 import fence_runs
 import markdown
 import nbformat
+from pytest_markdown_docs.plugin import parse_superfences_block_info
 
 PACKAGE = "seq2seq_attention"
 ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
@@ -206,7 +207,7 @@ def _cell(kind: str, source: str, printed: str = "") -> dict:
 
 def _shown_fence(token) -> str:
     """A fence that is shown but not run (a source excerpt, a diagram), with its info reduced to the language."""
-    words = fence_runs.fence_words(token.info)
+    words = parse_superfences_block_info(token.info)
     title = re.search(r'title="([^"]*)"', token.info)
     head = [f"*{title[1]}*", ""] if title else []
     fence = "`" * max([3, *(len(run) + 1 for run in re.findall(r"`+", token.content))])
@@ -243,8 +244,8 @@ def notebook(
     )
     expanded = expand_snippets(titled, snippets)
     lines = expanded.split("\n")
-    tokens = fence_runs.fence_tokens(expanded)
-    fences = fence_runs.spec_fences_of(tokens)
+    tokens = [token for token in fence_runs.PARSER.parse(expanded) if token.type == "fence" and token.map]
+    fences = fence_runs.spec_fences(expanded)
     by_line = {fence.line: fence for fence in fences}
     cells = [_cell("code", install_cell(fences, root, repo_url))]
     markdown_parts: list[str] = []  # the markdown since the last code cell
