@@ -89,6 +89,8 @@ REVIEWED: dict[str, dict[str, str]] = {
     },
     "live.md": {
         "0.01": "the percentage below which the page's script writes a probability as a power of ten (live.js)",
+    },
+    "appendix/live-measurements.md": {
         "50": "the held-out sentences the parity tests check (held_out_sentences(50), tests/test_live_*.py)",
         "390": "the narrow screen width the browser test sets (set_window_size(390, 900))",
     },
