@@ -42,11 +42,6 @@ NO_DEVICE = fence_runs.NO_DEVICE
 """The tag of a fence that never picks a device: it runs once."""
 
 
-def uses_device(source: str) -> bool:
-    """A fence (with the fences it continues) picks a device when it calls `pick_device()`."""
-    return "pick_device(" in source
-
-
 class FenceItem(MarkdownInlinePythonItem):
     """A spec fence as pytest-markdown-docs collects it, run here: exactly once, in an empty working directory,
     with pytest's assertion rewriting, what its own code printed kept in `printed` (shown when it fails).
@@ -136,7 +131,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             result.append(item)
             continue
         fence = item.test_definition
-        if not uses_device(fence.source):
+        if not fence_runs.picks_device(fence.source):
             result.append(FenceItem.from_parent(item.parent, name=f"{item.name}[{NO_DEVICE}]", test_definition=fence))
             continue
         for device in devices:

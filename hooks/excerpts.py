@@ -20,15 +20,13 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
+import snippets
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parent.parent
-EXCERPT = re.compile(
-    r'^```\{\.python notest(?P<options>[^}]*)\}\n--8<-- "(?P<path>src/[^"]+\.py):(?P<section>[\w-]+)"\n```$', re.M
-)
 TITLE = re.compile(r'\s*title="[^"]*"')
 PART = "일부"
 """Said after a definition the section shows only part of."""
@@ -42,12 +40,9 @@ def _tree(path: str) -> ast.Module:
 @cache
 def section_lines(path: str, section: str) -> tuple[int, int]:
     """The first and last non-blank line (1-based) between the section's start and end markers."""
-    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
-    marks = {}
-    for number, line in enumerate(lines, start=1):
-        for kind in ("start", "end"):
-            if line.strip() == f"# --8<-- [{kind}:{section}]":
-                marks[kind] = number
+    text = (ROOT / path).read_text(encoding="utf-8")
+    lines = text.splitlines()
+    marks = snippets.marks(text).get(section, {})
     if set(marks) != {"start", "end"}:
         raise PluginError(f"{path} has no section {section!r} (a start or end marker is missing)")
     code = [n for n in range(marks["start"] + 1, marks["end"]) if lines[n - 1].strip()]
@@ -111,6 +106,11 @@ def line_url(repo_url: str, path: str, section: str) -> str:
     return f"{repo_url.rstrip('/')}/blob/{_commit()}/{path}#L{first}-L{last}"
 
 
+def is_source_excerpt(match: re.Match) -> bool:
+    """An excerpt (`snippets.EXCERPT`) of a section of the package's source, shown and not run."""
+    return match["options"].startswith(".python notest") and match["path"].startswith("src/") and bool(match["section"])
+
+
 def excerpt_title(path: str, section: str) -> str:
     return f"{path} · {section_names(path, section)}"
 
@@ -119,14 +119,16 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     links: dict[str, str] = {}
 
     def titled(match: re.Match) -> str:
-        path, section = match["path"], match["section"]
+        path, section, options = match["path"], match["section"], match["options"]
+        if not (is_source_excerpt(match) and match["fence"] == "```"):
+            return match[0]
         title = excerpt_title(path, section)
         if config.repo_url:
             links[html.escape(title)] = line_url(config.repo_url, path, section)
-        options = TITLE.sub("", match["options"])
+        options = TITLE.sub("", options.removeprefix(".python notest"))
         return f'```{{.python notest{options} title="{title}"}}\n--8<-- "{path}:{section}"\n```'
 
-    markdown = EXCERPT.sub(titled, markdown)
+    markdown = snippets.EXCERPT.sub(titled, markdown)
     page.meta["excerpt_links"] = links
     return markdown
 

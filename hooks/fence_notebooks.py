@@ -16,13 +16,13 @@ from urllib.parse import urljoin, urlsplit
 import fence_runs
 import markdown
 import nbformat
+from pytest_markdown_docs.plugin import parse_superfences_block_info
+from snippets import EXCERPT
 
 PACKAGE = "seq2seq_attention"
 ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
 BLOCK = re.compile(r"^///\s*(?P<name>[\w-]*)\s*(?:\|\s*(?P<title>.*?))?\s*$")
 """A `pymdownx.blocks` fence (`/// solution` ... `///`): its start becomes a bold title, its end nothing."""
-EXCERPT = re.compile(r'^(?P<open>```\{\.python notest(?P<options>[^}]*))\}\n--8<-- "(?P<path>[^"]+)"\n```$', re.M)
-"""A source excerpt: a notest fence that holds one snippet line (its title says where the code is from)."""
 TRY_FIRST = "\x00try-first\x00"
 """Where a solution starts in the prose: the notebook puts an empty "try it first" cell there, before the answer."""
 TRY_FIRST_CELL = "# 먼저 직접 풀어 보세요: 이 셀에 코드를 써서 실행해 보고, 아래 풀이와 견주어 보세요."
@@ -206,7 +206,7 @@ def _cell(kind: str, source: str, printed: str = "") -> dict:
 
 def _shown_fence(token) -> str:
     """A fence that is shown but not run (a source excerpt, a diagram), with its info reduced to the language."""
-    words = fence_runs.fence_words(token.info)
+    words = parse_superfences_block_info(token.info)
     title = re.search(r'title="([^"]*)"', token.info)
     head = [f"*{title[1]}*", ""] if title else []
     fence = "`" * max([3, *(len(run) + 1 for run in re.findall(r"`+", token.content))])
@@ -238,13 +238,17 @@ def notebook(
     """
     block_titles = block_titles or {}
     titled = EXCERPT.sub(
-        lambda m: m[0] if "title=" in m["options"] else f'{m["open"]} title="{m["path"]}"}}\n--8<-- "{m["path"]}"\n```',
+        lambda m: (
+            m[0]
+            if "title=" in m["options"] or not m["options"].startswith(".python notest")
+            else f'{m["fence"]}{{{m["options"]} title="{m["ref"]}"}}\n--8<-- "{m["ref"]}"\n{m["fence"]}'
+        ),
         text,
     )
     expanded = expand_snippets(titled, snippets)
     lines = expanded.split("\n")
-    tokens = fence_runs.fence_tokens(expanded)
-    fences = fence_runs.spec_fences_of(tokens)
+    tokens = [token for token in fence_runs.PARSER.parse(expanded) if token.type == "fence" and token.map]
+    fences = fence_runs.spec_fences(expanded)
     by_line = {fence.line: fence for fence in fences}
     cells = [_cell("code", install_cell(fences, root, repo_url))]
     markdown_parts: list[str] = []  # the markdown since the last code cell

@@ -22,8 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from pytest_markdown_docs.plugin import FenceSyntax, extract_fence_tests, pytest_markdown_docs_markdown_it
 
 RECORD_NAME = "fence-runs.json"
 """The record's file name, in the docs folder (the built site carries a copy)."""
@@ -31,7 +30,6 @@ RECORD_COMMAND = "python -m pytest --record-fences"
 """The command that re-records every fence (with the rest of the suite; `docs` alone records only the fences)."""
 DEVICES = ("cpu", "cuda")
 NO_DEVICE = "no-device"
-PYTHON = {"python", "py", "python3"}
 OUTPUT_LINES = 30
 OUTPUT_CHARS = 3000
 """What a fence printed is kept up to this many lines and characters."""
@@ -61,20 +59,11 @@ class Fence:
         return "cpu" if self.picks_device else NO_DEVICE
 
 
-def fence_words(info: str) -> list[str]:
-    """A fence's language and options, from the plain (``python``) or the brace form (``{.python notest}``).
+def picks_device(source: str) -> bool:
+    """Whether a fence (with the fences it continues, `source`) picks a device: it calls `pick_device()`.
 
-    The same reading as pytest-markdown-docs' `parse_superfences_block_info`.
-    """
-    info = info.strip()
-    if not info.startswith("{"):
-        return info.split()
-    words = info.strip("{}").split()
-    lang = next((word for word in words if word.startswith(".")), None)
-    if lang:
-        words.remove(lang)
-        words.insert(0, lang[1:])
-    return words
+    The one place that decides it: such a fence runs once per device (`[cpu]`, `[cuda]`), any other once."""
+    return "pick_device(" in source
 
 
 def key_of(chain: list[str]) -> str:
@@ -82,36 +71,32 @@ def key_of(chain: list[str]) -> str:
     return hashlib.sha256(json.dumps(chain, ensure_ascii=False, allow_nan=False).encode()).hexdigest()[:16]
 
 
-_PARSER = MarkdownIt("commonmark")
-
-
-def fence_tokens(markdown: str) -> list[Token]:
-    """Every fenced block of a page (at any depth), as markdown-it reads them, in page order."""
-    return [token for token in _PARSER.parse(markdown) if token.type == "fence" and token.map]
+PARSER = pytest_markdown_docs_markdown_it()
+"""pytest-markdown-docs' own parser: what its `pytest_markdown_docs_markdown_it` hook gives (no conftest changes it)."""
 
 
 @functools.lru_cache(maxsize=256)
 def spec_fences(markdown: str) -> tuple[Fence, ...]:
-    """The spec fences of a page, in page order, as pytest-markdown-docs collects them."""
-    return spec_fences_of(fence_tokens(markdown))
+    """The spec fences of a page, in page order: exactly the fences pytest-markdown-docs collects (its own
+    `extract_fence_tests`, with the superfences syntax of pyproject's `addopts`), each with its key.
 
-
-def spec_fences_of(tokens: list[Token]) -> tuple[Fence, ...]:
-    """The spec fences among a page's fence tokens (`fence_tokens`)."""
+    The plugin gives a continuation fence's source as the fences it continues, blank lines up to its own first
+    line, then its own code; a fence whose source has code before its own starts a chain's next link.
+    """
     fences = []
     chain: list[str] = []
-    for token in tokens:
-        words = fence_words(token.info)
-        if not words or words[0] not in PYTHON or "notest" in words[1:]:
-            continue
-        chain = [*chain, token.content] if "continuation" in words[1:] else [token.content]
+    tests = extract_fence_tests(PARSER, markdown, 0, Path("page.md"), fence_syntax=FenceSyntax.superfences)
+    for test in tests:
+        own = test.source.split("\n", test.start_line)[-1]
+        continues = test.source[: len(test.source) - len(own)].strip()
+        chain = [*chain, own] if continues else [own]
         fences.append(
             Fence(
-                line=token.map[0] + 1,
-                end=token.map[1],
-                code=token.content,
+                line=test.start_line,
+                end=test.start_line + own.count("\n") + 1,
+                code=own,
                 key=key_of(chain),
-                picks_device="pick_device(" in "".join(chain),
+                picks_device=picks_device(test.source),
             )
         )
     return tuple(fences)

@@ -25,6 +25,7 @@ import logging
 import re
 from pathlib import Path
 
+import snippets
 from fence_runs import short  # the record's reader shows a value the same way
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -39,9 +40,6 @@ COMMAND = "python scripts/record_traces.py"
 FORMAT, VERSION = "seq2seq-attention/traces", 2
 LIVE_PAGE = "live.md"
 """The live page, where a stepper's sentence opens (its URL fragment: ``#s=<sentence>&step.bahdanau=<t>``)."""
-FENCE = re.compile(
-    r'^(?P<fence>```+)\{(?P<options>[^}\n]*)\}\n--8<-- "(?P<ref>src/[^"\n]+\.py:[\w-]+)"\n(?P=fence)$', re.M
-)
 DATA_ID = "__stepper-trace"
 
 log = logging.getLogger("mkdocs.hooks.stepper")
@@ -279,12 +277,12 @@ def mark_fences(markdown: str, sections: set[str] | dict) -> tuple[str, list[str
 
     def mark(match: re.Match) -> str:
         ref, options = match["ref"], match["options"]
-        if ref not in sections or "data-stepper=" in options:
+        if not match["section"] or ref not in sections or "data-stepper=" in options:
             return match.group(0)
         found.append(ref)
         return f'{match["fence"]}{{{options} data-stepper="{ref}"}}\n--8<-- "{ref}"\n{match["fence"]}'
 
-    return FENCE.sub(mark, markdown), list(dict.fromkeys(found))
+    return snippets.EXCERPT.sub(mark, markdown), list(dict.fromkeys(found))
 
 
 def page_data(trace: dict, refs: list[str], live: str | None = None) -> dict:

@@ -12,13 +12,12 @@ import re
 from pathlib import Path
 
 import pytest
+import snippets  # hooks/snippets.py: the snippet syntax, read in one place
 from support import ROOT
 
 coverage = pytest.importorskip("coverage", reason="coverage is in the test extra")
 
 SRC = ROOT / "src" / "seq2seq_attention"
-INCLUDE = re.compile(r'--8<-- "(src/[^"]+\.py):(\w+)"')
-MARK = re.compile(r"#\s*--8<--\s*\[(start|end):(\w+)\]")
 RAISES_INPUT_ERROR = re.compile(r"^\s*raise (InputError|SentenceError)\b")
 HANDLER = re.compile(r"^\s*except\b")
 
@@ -34,21 +33,18 @@ def included_sections() -> dict[Path, set[str]]:
     """The (file, section) pairs some page includes."""
     sections: dict[Path, set[str]] = {}
     for page in (ROOT / "docs").rglob("*.md"):
-        for path, name in INCLUDE.findall(page.read_text(encoding="utf-8")):
-            sections.setdefault(ROOT / path, set()).add(name)
+        for path, name in snippets.includes(page.read_text(encoding="utf-8")):
+            if path.startswith("src/") and name:
+                sections.setdefault(ROOT / path, set()).add(name)
     return sections
 
 
 def section_lines(path: Path, names: set[str]) -> dict[str, range]:
     """Line numbers (1-based) between each named section's markers."""
-    starts, spans = {}, {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        match = MARK.search(line)
-        if match and match.group(2) in names:
-            if match.group(1) == "start":
-                starts[match.group(2)] = number
-            else:
-                spans[match.group(2)] = range(starts.pop(match.group(2)) + 1, number)
+    marks = snippets.marks(path.read_text(encoding="utf-8"))
+    spans = {
+        name: range(marks[name]["start"] + 1, marks[name]["end"]) for name in names if len(marks.get(name, {})) == 2
+    }
     assert set(spans) == names, f"{path}: sections {sorted(names - set(spans))} have no markers"
     return spans
 

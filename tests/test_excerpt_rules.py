@@ -11,10 +11,10 @@ import tokenize
 from pathlib import Path
 
 import pytest
+import snippets  # hooks/snippets.py: the snippet syntax, read in one place
 from support import ROOT
 
 SRC = ROOT / "src" / "seq2seq_attention"
-MARK = re.compile(r"#\s*--8<--\s*\[(start|end):([\w-]+)\]")
 CHECK_CALL = re.compile(r"\b(_?check_\w*|checked)\s*\(")
 
 
@@ -23,9 +23,9 @@ def sections(path: Path) -> dict[str, list[tuple[int, str]]]:
     found: dict[str, list[tuple[int, str]]] = {}
     open_sections: set[str] = set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        match = MARK.search(line)
+        match = snippets.MARK.match(line)
         if match:
-            kind, name = match.groups()
+            kind, name = match["kind"], match["name"]
             (open_sections.add if kind == "start" else open_sections.discard)(name)
             found.setdefault(name, [])
             continue

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import excerpts  # hooks/excerpts.py (hooks/ is on pytest's path: pyproject.toml)
 import pytest
+import snippets  # hooks/snippets.py: the snippet syntax, read in one place
 from support import ROOT
 
 import seq2seq_attention
 
 SRC = ROOT / "src" / "seq2seq_attention"
 DOCS = ROOT / "docs"
-SECTION = re.compile(r"--8<-- \[start:([\w-]+)\]")
-INCLUDE = re.compile(r'^--8<-- "(src/[^"]+\.py):([\w-]+)"$', re.M)
 FENCE = re.compile(r"^```(?:python|\{\.python[^}]*\})\n(.*?)^```", re.M | re.S)
 
 
@@ -22,12 +21,17 @@ def _sections() -> set[str]:
     return {
         f"{path.relative_to(ROOT)}:{name}"
         for path in SRC.rglob("*.py")
-        for name in SECTION.findall(path.read_text(encoding="utf-8"))
+        for name in snippets.marks(path.read_text(encoding="utf-8"))
     }
 
 
 def _included(pages: list[Path]) -> set[str]:
-    return {f"{path}:{name}" for page in pages for path, name in INCLUDE.findall(page.read_text(encoding="utf-8"))}
+    return {
+        f"{path}:{name}"
+        for page in pages
+        for path, name in snippets.includes(page.read_text(encoding="utf-8"))
+        if path.startswith("src/") and path.endswith(".py") and name
+    }
 
 
 def test_every_excerpt_section_in_src_is_included_by_a_page():
@@ -105,13 +109,14 @@ def test_the_import_check_sees_a_re_export_and_an_exported_name_from_its_module(
     ]
 
 
-EXCERPT_FENCE = re.compile(r'^```\{\.python notest([^}]*)\}\n--8<-- "src/[^"]+\.py:[\w-]+"\n```$', re.M)
-
-
 @pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: str(p.relative_to(DOCS)))
 def test_no_excerpt_title_is_typed_by_hand(page: Path):
     """`hooks/excerpts.py` names every excerpt from its section; a typed title could only drift from the code."""
-    typed = [options for options in EXCERPT_FENCE.findall(page.read_text(encoding="utf-8")) if "title=" in options]
+    typed = [
+        match["options"]
+        for match in snippets.EXCERPT.finditer(page.read_text(encoding="utf-8"))
+        if excerpts.is_source_excerpt(match) and "title=" in match["options"]
+    ]
     assert typed == []
 
 

@@ -2,11 +2,15 @@
 
 An exercise is a `### ` heading in the `## 연습 문제 { #exercises }` section, the last section of the
 chapter's last page. Its solution is one `/// solution` block (pymdownx.blocks.details: a folded note
-titled 풀이) holding one spec fence, after a few sentences where the solution explains. Each chapter has a
-"바꿔 보기" exercise (change the code: another score, GRU for LSTM, another mask or length limit) and a
-"망가뜨려 보기" exercise (break it: drop the mask, forget `detach`, swap the `bmm`), whose solution says in
-words what happens and why before its code. A fence *indented* under `??? note "풀이"` would be shown but never
-run: pytest-markdown-docs reads the page with markdown-it, for which the indented fence is an
+titled 풀이) that opens with two to five sentences saying what happens and why, then one spec fence. Each
+chapter has a "바꿔 보기" exercise and a "망가뜨려 보기" exercise (break it: drop the mask, forget `detach`,
+swap the `bmm`). At least one "바꿔 보기" changes the course's own code and runs it: it subclasses a class of
+the package (an LSTM encoder for `Seq2Seq`, a GRU classifier), registers something in one of its tables (a
+score in `SCORES`), or calls the package with one of its switches (`max_words=`, `source_mask=`,
+`teacher_forcing_ratio=`), not a standalone `nn.LSTM` beside it. The live page (chapter 7) is the exception
+for the two kinds: its exercises are done with the translator on the page, and their solutions check in
+Python, on the page's model, what the answer says. A fence *indented* under `??? note "풀이"` would be shown
+but never run: pytest-markdown-docs reads the page with markdown-it, for which the indented fence is an
 indented code block. The `/// solution` form leaves the fence at the top level, where it is collected
 like every other spec (`test_a_solution_fence_is_collected_and_an_indented_one_is_not`).
 """
@@ -26,7 +30,8 @@ SOLUTION = re.compile(r"^/// solution\n(?P<body>.*?)^///$", re.M | re.S)
 CHANGE_IT, BREAK_IT = "바꿔 보기", "망가뜨려 보기"
 ALLOWED_IMPORTS = {"seq2seq_attention", "torch", "math"}
 INTERACTIVE = {
-    # The live page's exercises are done in the browser, in its own section, not as spec fences.
+    # The live page's exercises are done with the translator on the page (its controls are taught in this
+    # section): no change-it or break-it kinds there; their answers are folded and run like every other.
     "live.md": "## 손으로 해 보기",
 }
 
@@ -46,18 +51,20 @@ def exercises(text: str) -> list[tuple[str, str]]:
     return list(zip(parts[1::2], parts[2::2], strict=True))
 
 
-def last_pages() -> list:
+def last_pages(interactive: bool = True) -> list:
     return [
         pytest.param(DOCS / pages[-1], id=f"{title} ({pages[-1]})")
         for title, pages in chapters()
-        if pages[-1] not in INTERACTIVE
+        if interactive or pages[-1] not in INTERACTIVE
     ]
 
 
-def test_an_interactive_chapter_has_its_hands_on_section():
+def test_an_interactive_chapter_has_its_hands_on_section_and_exercises():
     last = [pages[-1] for _, pages in chapters()]
     for page, section in INTERACTIVE.items():
-        assert page in last and section in (DOCS / page).read_text(encoding="utf-8").splitlines(), page
+        text = (DOCS / page).read_text(encoding="utf-8")
+        assert page in last and section in text.splitlines(), page
+        assert len(exercises(text)) >= 3, f"{page}: the exercises its text promises"
 
 
 def test_there_are_chapters():
@@ -86,6 +93,8 @@ def test_each_chapter_ends_with_exercises_whose_solutions_run(page: Path):
             for alias in node.names
         }
         assert imported <= ALLOWED_IMPORTS, f"{heading}: imports {sorted(imported - ALLOWED_IMPORTS)}"
+        words = explanation(body)
+        assert 2 <= sentences(words) <= 5, f"{heading}: the solution opens with {sentences(words)} sentences (want 2 to 5)"
 
 
 def explanation(body: str) -> str:
@@ -97,7 +106,39 @@ def sentences(text: str) -> int:
     return len(re.findall(r"[다요]\.(?:\s|$)", text))
 
 
-@pytest.mark.parametrize("page", last_pages())
+def changes_the_course_code(source: str) -> list[str]:
+    """How a solution's fence changes the package's own code: the package classes it subclasses, the package
+    tables it adds to (`SCORES[...] = ...`), the package callables it calls with a keyword switch."""
+    tree = ast.parse(source)
+    package = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "seq2seq_attention"
+        for alias in node.names
+    }
+
+    def root(node: ast.expr) -> str | None:
+        while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return node.id if isinstance(node, ast.Name) else None
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            found += [f"subclasses {root(base)}" for base in node.bases if root(base) in package]
+        elif isinstance(node, ast.Assign):
+            found += [
+                f"adds to {root(target)}"
+                for target in node.targets
+                if isinstance(target, ast.Subscript) and root(target) in package
+            ]
+        elif isinstance(node, ast.Call) and node.keywords and isinstance(node.func, ast.Name):
+            if node.func.id in package:
+                found.append(f"calls {node.func.id}({', '.join(k.arg or '**' for k in node.keywords)}=...)")
+    return found
+
+
+@pytest.mark.parametrize("page", last_pages(interactive=False))
 def test_each_chapter_has_a_change_it_and_a_break_it_exercise_explained_in_words(page: Path):
     found = dict(exercises(page.read_text(encoding="utf-8")))
     for kind in (CHANGE_IT, BREAK_IT):
@@ -106,6 +147,20 @@ def test_each_chapter_has_a_change_it_and_a_break_it_exercise_explained_in_words
         for heading in kinds:
             words = explanation(found[heading])
             assert 2 <= sentences(words) <= 5, f"{heading}: the solution explains in {sentences(words)} sentences"
+
+
+@pytest.mark.parametrize("page", last_pages(interactive=False))
+def test_each_chapter_has_an_exercise_that_changes_the_course_code_and_runs_it(page: Path):
+    text = page.read_text(encoding="utf-8")
+    runs = collected(text, page)
+    changes = {}
+    for heading, body in exercises(text):
+        if CHANGE_IT in heading:
+            start = text.index(f"### {heading}") + text[text.index(f"### {heading}") :].index("/// solution")
+            fence_line = text.count("\n", 0, start + text[start:].index("\n```")) + 2
+            changes[heading] = changes_the_course_code(runs[fence_line])
+    assert any(changes.values()), f"{page.name}: no change-it exercise subclasses, registers in or switches the package"
+    print({heading: found for heading, found in changes.items() if found})
 
 
 def test_a_solution_fence_is_collected_and_an_indented_one_is_not():
@@ -118,6 +173,14 @@ def test_a_solution_fence_is_collected_and_an_indented_one_is_not():
     body = "\n\n/// solution\n마스크가 없으면 새어 듭니다. 그래서 가립니다.\n\n```python\nassert 1\n```\n///\n"
     assert explanation(body) == "마스크가 없으면 새어 듭니다. 그래서 가립니다." and sentences(explanation(body)) == 2
     assert explanation("\n/// solution\n```python\nassert 1\n```\n///\n") == ""
+    standalone = "from torch import nn\nfrom seq2seq_attention import pick_device\nnn.LSTM(4, 4, batch_first=True)\n"
+    assert changes_the_course_code(standalone) == []  # a torch module beside the course's code changes nothing
+    subclass = "from seq2seq_attention import EncoderRNN as E\nclass LSTMEncoder(E):\n    pass\n"
+    assert changes_the_course_code(subclass) == ["subclasses E"]
+    table = "import seq2seq_attention\nfrom seq2seq_attention import SCORES\nSCORES['cosine'] = object\n"
+    assert changes_the_course_code(table) == ["adds to SCORES"]
+    switch = "from seq2seq_attention import load_pairs\nload_pairs()\nload_pairs(max_words=8)\n"
+    assert changes_the_course_code(switch) == ["calls load_pairs(max_words=...)"]
     assert exercises(f"{HEADING}\n\n### 하나\n\n/// solution\n```python\nassert 1\n```\n///\n\n### 둘\n") == [
         ("하나", "\n\n/// solution\n```python\nassert 1\n```\n///\n\n"),
         ("둘", "\n"),
@@ -128,8 +191,6 @@ def test_solutions_are_folded_in_the_built_site(built_site: BuiltSite):
     """Each solution renders as a closed <details class="note"> titled 풀이, its code inside."""
     for _, pages in chapters():
         page = pages[-1]
-        if page in INTERACTIVE:
-            continue
         html = (built_site.root / page).with_suffix(".html").read_text(encoding="utf-8")
         html = html.split('id="exercises"', 1)[1]
         folded = re.findall(r'<details class="note"[^>]*>\s*<summary>풀이</summary>(.*?)</details>', html, flags=re.S)
@@ -146,8 +207,6 @@ def test_solutions_are_left_out_of_search(built_site: BuiltSite):
     checked = 0
     for _, pages in chapters():
         page = pages[-1]
-        if page in INTERACTIVE:
-            continue
         html = (built_site.root / page).with_suffix(".html").read_text(encoding="utf-8")
         assert re.findall(r"<details class=\"note\"(?! data-search-exclude)[^>]*>\s*<summary>풀이", html) == [], page
         found = " ".join(

@@ -17,8 +17,7 @@ import fence_runs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from markdown_it import MarkdownIt
-from pytest_markdown_docs.plugin import FenceSyntax, extract_fence_tests
+from pytest_markdown_docs.plugin import extract_fence_tests
 from site_support import ROOT, BuiltSite
 
 DOCS = ROOT / "docs"
@@ -37,16 +36,13 @@ def test_the_record_is_current_on_cpu(request: pytest.FixtureRequest):
     )
 
 
-@pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: str(p.relative_to(DOCS)))
-def test_the_record_finds_the_fences_pytest_runs(page: Path):
-    """The record's fences are pytest-markdown-docs' tests: same lines, same code, same device choice."""
-    text = page.read_text(encoding="utf-8")
-    tests = list(extract_fence_tests(MarkdownIt("commonmark"), text, 0, page, fence_syntax=FenceSyntax.superfences))
-    fences = fence_runs.spec_fences(text)
-    assert [fence.line for fence in fences] == [test.start_line for test in tests]
-    for fence, test in zip(fences, tests, strict=True):
-        assert test.source.endswith(fence.code)
-        assert fence.picks_device == ("pick_device(" in test.source)
+def test_the_record_reads_fences_with_the_plugins_own_parser(request: pytest.FixtureRequest):
+    """One parser of fences: the record's are pytest-markdown-docs' tests (`extract_fence_tests`), read with the
+    parser this pytest run gives the plugin (its `pytest_markdown_docs_markdown_it` hook), so they cannot disagree."""
+    assert fence_runs.extract_fence_tests is extract_fence_tests
+    used = request.config.hook.pytest_markdown_docs_markdown_it()
+    assert fence_runs.PARSER.options == used.options
+    assert fence_runs.PARSER.block.ruler.get_active_rules() == used.block.ruler.get_active_rules()
 
 
 def test_a_fence_s_key_follows_its_code_and_what_it_continues():

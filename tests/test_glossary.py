@@ -1,7 +1,8 @@
 """One vocabulary: page prose uses the glossary's terms, never the variants the glossary rules out.
 
 The list of ruled-out variants is read from `docs/glossary.md` itself (the last column of its
-tables), so the page a reader sees and the check cannot drift apart. What is checked is *prose*:
+tables), so the page a reader sees and the check cannot drift apart. Every entry of the glossary
+defines its term in one sentence and links to the page (and section) that teaches it. What is checked is *prose*:
 code blocks (with the titles of excerpts, which live in a fence's info string), inline code, math,
 link targets, HTML, quotes ("..." and “...”, where the pages quote the original notes or a title)
 and an English gloss in parentheses right after a term, e.g. 교사 강요(teacher forcing), are left out.
@@ -17,8 +18,10 @@ from support import ROOT
 
 DOCS = ROOT / "docs"
 GLOSSARY = DOCS / "glossary.md"
-PAGES = [page for page in sorted(DOCS.rglob("*.md")) if page != GLOSSARY]
-HEADER = "| 용어 | 영어 | 코드 이름 | 쓰지 않는 말 |"
+# The references page lists authors and titles as published (Bahdanau, Luong): a bibliography, not prose to translate.
+REFERENCES = DOCS / "references.md"
+PAGES = [page for page in sorted(DOCS.rglob("*.md")) if page not in (GLOSSARY, REFERENCES)]
+HEADER = "| 용어 | 뜻 | 영어 | 코드 이름 | 쓰지 않는 말 |"
 
 _LEFT_OUT = [
     re.compile(r"<!--.*?-->", re.S),  # HTML comments
@@ -56,10 +59,36 @@ def ruled_out(glossary: str) -> dict[str, str]:
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if set("".join(cells)) <= set("-: "):
             continue
-        term, variants_cell = cells[0], cells[-1]
+        term, variants_cell = _link_text(cells[0]), cells[-1]
         for variant in re.findall(r"`([^`]+)`", variants_cell):
             variants[variant] = term
     return variants
+
+
+def _link_text(cell: str) -> str:
+    """The term of a glossary cell: the text of its link, `[교사 강요](seq2seq/training.md#teacher-forcing)`."""
+    match = re.fullmatch(r"\[([^\]]+)\]\([^)]+\)", cell)
+    return match.group(1) if match else cell
+
+
+def entries(glossary: str) -> list[dict[str, str]]:
+    """Every row of the glossary's tables: its term cell as written, the term, its link target and its meaning."""
+    rows, in_table = [], False
+    for line in glossary.splitlines():
+        if line.strip() == HEADER:
+            in_table = True
+            continue
+        if not in_table or not line.startswith("|"):
+            in_table = False
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if set("".join(cells)) <= set("-: "):
+            continue
+        link = re.fullmatch(r"\[([^\]]+)\]\(([^)]+)\)", cells[0])
+        rows.append(
+            {"cell": cells[0], "term": _link_text(cells[0]), "target": link.group(2) if link else "", "meaning": cells[1]}
+        )
+    return rows
 
 
 def _pattern(variant: str) -> re.Pattern[str]:
@@ -117,7 +146,7 @@ def test_a_planted_variant_is_found_and_code_quotes_and_glosses_are_not():
         "인코더의 마지막 상태가 컨텍스트 벡터입니다.\n"  # line 3: ruled out
         "디코더는 Bahdanau 어텐션을 씁니다. padding은 0입니다. 마지막 hidden\nstate\n"  # lines 4-5: three
         "문맥 벡터(context vector)와 교사 강요(teacher forcing)는 괜찮습니다.\n"  # glosses
-        '원본 노트는 "context vector를 만든다"고 썼습니다. `padding_idx`와 $\\text{softmax}$도 괜찮습니다.\n'
+        '튜토리얼은 "context vector를 만든다"고 썼습니다. `padding_idx`와 $\\text{softmax}$도 괜찮습니다.\n'
         "[바다나우](bahdanau/padding.md) 하이퍼파라미터\n"  # a link target, a longer word
         '```{.python notest title="Bahdanau padding"}\nhidden_state = 1  # context vector\n```\n'
         "```python\nassert 'teacher forcing'\n```\n"
@@ -253,3 +282,69 @@ def test_the_figure_text_reader_finds_a_planted_variant_and_skips_docstrings():
     strings = korean_strings(source)
     assert strings == [(2, "닷-프로덕트 (루옹)")]
     assert [variant for _, variant, _ in variants_in(strings[0][1], VARIANTS)] == ["닷-프로덕트"]
+
+
+# One line of meaning and a way to the lesson: every glossary entry defines its term and links to where it is taught.
+ENTRIES = entries(GLOSSARY.read_text(encoding="utf-8"))
+
+
+def anchors_of(page: Path) -> set[str]:
+    """The explicit anchors of a page: `{ #id }` attribute lists and `id="..."` in its HTML."""
+    text = page.read_text(encoding="utf-8")
+    return set(re.findall(r"\{:?\s*#([\w-]+)[^}]*\}", text)) | set(re.findall(r'\bid="([\w-]+)"', text))
+
+
+def link_problems(entry: dict[str, str]) -> list[str]:
+    """What is wrong with an entry's definition or link (empty: a sentence, and a target page and anchor that exist)."""
+    problems = []
+    meaning = prose(entry["meaning"]).strip()
+    if not re.search(r"[\uac00-\ud7a3].*다\.$", meaning):
+        problems.append(f"{entry['term']}: no one-sentence definition (a Korean sentence ending in 다.)")
+    if not entry["target"]:
+        problems.append(f"{entry['term']}: the term is not a link to the page that teaches it: {entry['cell']!r}")
+        return problems
+    path, _, anchor = entry["target"].partition("#")
+    page = DOCS / path
+    if not page.is_file():
+        problems.append(f"{entry['term']}: {path} does not exist")
+    elif anchor and anchor not in anchors_of(page):
+        problems.append(f"{entry['term']}: {path} has no {{ #{anchor} }}")
+    return problems
+
+
+def test_every_glossary_entry_is_defined_and_linked_to_its_lesson():
+    assert len(ENTRIES) == len({e["term"] for e in ENTRIES}) >= 60
+    problems = [problem for entry in ENTRIES for problem in link_problems(entry)]
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_entry_check_sees_a_missing_definition_link_and_anchor():
+    bad = [
+        {"cell": "패딩", "term": "패딩", "target": "", "meaning": "채우는 토큰입니다."},
+        {"cell": "[패딩](nowhere.md)", "term": "패딩", "target": "nowhere.md", "meaning": "—"},
+        {"cell": "[패딩](seq2seq/tensors.md#nope)", "term": "패딩", "target": "seq2seq/tensors.md#nope", "meaning": "뜻입니다."},
+    ]
+    found = [link_problems(entry) for entry in bad]
+    assert ["not a link" in p for p in found[0]] == [True]
+    assert len(found[1]) == 2 and "does not exist" in found[1][1]
+    assert found[2] == ["패딩: seq2seq/tensors.md has no { #nope }"]
+
+
+# One symbol per quantity (docs/notation.md): y_t is a token of the translation, never the output distribution
+# (that is p_t = g(s_t, c_t)); the step index of the decoder is t, in the prose and in a page's math.
+Y_AS_DISTRIBUTION = re.compile(
+    r"(?<![A-Za-z\\])y_(?:\{[^{}$]*\}|\w)\s*=\s*(?:g\s*\(|\\mathrm\{softmax\}|\\operatorname\{softmax\}|\\text\{softmax\})"
+)
+
+
+@pytest.mark.parametrize("page", [*PAGES, GLOSSARY], ids=lambda p: str(p.relative_to(DOCS)))
+def test_y_is_a_token_not_a_distribution(page: Path):
+    text = page.read_text(encoding="utf-8")
+    found = [m.group(0) for m in Y_AS_DISTRIBUTION.finditer(text)]
+    assert found == [], f"{page.relative_to(DOCS)}: y_t names a token (docs/notation.md); the distribution is p_t: {found}"
+
+
+def test_the_symbol_check_sees_y_as_a_distribution():
+    assert Y_AS_DISTRIBUTION.search(r"**출력** $y_t = g(s_t, c_t)$")
+    assert Y_AS_DISTRIBUTION.search(r"$y_t = \mathrm{softmax}(W_y s_t + b_y)$")
+    assert not Y_AS_DISTRIBUTION.search(r"$p_t = g(s_t, c_t)$, $y_t = \arg\max p_t$")

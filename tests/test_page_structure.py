@@ -3,29 +3,32 @@
 - It opens with a goal block, `!!! abstract "이 페이지에서 배우는 것"`, before its first `## ` section, holding 2 to 4
   points (and, where it matters, a "먼저 읽을 것" line).
 - It has a `## 정리` section of 3 to 5 points, right before the exercises where the page has them, else last.
-- Its last line is `다음: [title](target)`, and the target is the next page of the course (the nav order).
+- Its last line is `다음: [title](target)`, and the target is the next page of the course (the nav order); the
+  course's last page leads on to the first page the nav lists after the course (the appendix).
 - Every numbered chapter opens with an `index.md` page (the sidebar label is a link, `navigation.indexes`).
 """
 
 import re
 
 import pytest
-from site_support import ROOT, chapters
+from site_support import ROOT, chapters, nav, nav_pages
 
 DOCS = ROOT / "docs"
 GOAL = '!!! abstract "이 페이지에서 배우는 것"'
 SUMMARY = "## 정리"
 EXERCISES = "## 연습 문제 { #exercises }"
 NEXT = re.compile(r"^다음: \[(?P<title>[^\]\n]+)\]\((?P<target>[^)\s]+)\)$")
-EXEMPT = {
-    # The live page is the course's last page; its text belongs to the live translator's owner (tests/test_live*.py).
-    "live.md",
-}
 
 
 def course() -> list[str]:
     """Every page of the numbered chapters, in reading order."""
     return [page for _, pages in chapters() for page in pages]
+
+
+def after_course() -> str:
+    """The first page the nav lists after the last page of the course."""
+    pages = [page for _, page in nav_pages(nav())]
+    return pages[pages.index(course()[-1]) + 1]
 
 
 def structure(text: str) -> dict:
@@ -58,7 +61,7 @@ def resolve(page: str, target: str) -> str:
     return path.resolve().relative_to(DOCS.resolve()).as_posix()
 
 
-PAGES = [page for page in course() if page not in EXEMPT]
+PAGES = course()
 
 
 def test_the_course_has_pages():
@@ -86,7 +89,7 @@ def test_the_page_ends_with_a_link_to_the_next_page(page: str):
     assert match, f"{page}: the last line is {last!r}, not '다음: [title](next page)'"
     target = resolve(page, match["target"])
     assert (DOCS / target).is_file(), f"{page}: {match['target']} does not exist"
-    pages = course()
+    pages = [*course(), after_course()]
     assert target == pages[pages.index(page) + 1], f"{page}: 다음 points to {target}, the course goes on with the next"
 
 

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+import snippets  # hooks/snippets.py: the snippet syntax, read in one place
 from markdown_it import MarkdownIt
 from support import ROOT
 
@@ -23,7 +24,6 @@ TRACES = sorted((DOCS / "assets" / "traces").glob("*.json"))
 
 ELEMENT = r"\s*(?:\d*(?:B|T|S|H|V|E|Hq|Hk|Hp|V_src)|\d+)\s*"
 TUPLE = re.compile(rf"(?<![\w.])\(({ELEMENT}(?:,{ELEMENT})+)\)")  # not a call: Linear(Hq, H), F(S, T)
-SNIPPET = re.compile(r'--8<-- "([^":]+)(?::([A-Za-z_][\w-]*))?')
 REFERENCE = {"notation.md", "index.md", "glossary.md", "model-training/index.md"}
 DESCRIBES = {
     "live.md": ["src/seq2seq_attention/translation/export.py"],  # the exported graphs' inputs and outputs
@@ -45,11 +45,9 @@ def section(path: str, name: str | None) -> str:
     file = ROOT / path
     if not file.is_file():
         return ""
-    text = file.read_text(encoding="utf-8")
     if not name:
-        return text
-    found = re.search(rf"--8<-- \[start:{re.escape(name)}\](.*?)--8<-- \[end:{re.escape(name)}\]", text, re.S)
-    return found.group(1) if found else ""
+        return file.read_text(encoding="utf-8")
+    return snippets.section_text(file, name) or ""
 
 
 def split(text: str) -> tuple[list[tuple[int, str]], str]:
@@ -60,7 +58,7 @@ def split(text: str) -> tuple[list[tuple[int, str]], str]:
         if token.type in ("fence", "code_block") and token.map:
             skipped.update(range(*token.map))
             code.append(token.content)
-    code += [section(m.group(1), m.group(2)) for m in SNIPPET.finditer(text)]
+    code += [section(path, name) for path, name in snippets.includes(text)]
     lines = [(i + 1, line) for i, line in enumerate(text.splitlines()) if i not in skipped]
     return lines, "\n".join(code)
 

@@ -1,7 +1,10 @@
 // Every figure opens full size (issue 19): a click, a tap, or Enter on a picture in a page (an image or one of the
 // diagrams) shows it in an overlay at its own size, which scrolls when it is larger than the screen, as a
 // heatmap is on a phone; a click on the background, the close button or Escape closes it. No library, nothing
-// fetched: the overlay shows the image already loaded, or a copy of the inline SVG.
+// fetched: the overlay shows the image already loaded, or a copy of the inline SVG. A picture (a plotted figure: a
+// heatmap, a loss curve) gets a visible cue under it, a button that says a tap enlarges it: on a phone such a figure
+// is too small to read in the column, and nothing else would tell the reader that it opens. The button is the
+// keyboard's way in for a picture; a diagram, which has no button, takes the focus itself.
 (() => {
   const FIGURES = "article img, article figure.diagram svg";
   let open = null;
@@ -12,13 +15,14 @@
     open = null;
     overlay.remove();
     document.documentElement.classList.remove("lightbox-open");
-    trigger.focus({ preventScroll: true });
+    (trigger.lightboxCue || trigger).focus({ preventScroll: true });
   }
 
   function show(figure) {
     close();
     const copy = figure.cloneNode(true);
     copy.removeAttribute("tabindex");
+    copy.classList.remove("lightbox-trigger");
     copy.removeAttribute("id");
     if (copy instanceof SVGElement) {
       // twice the drawing's own width: a phone scrolls it, a desktop shows it large
@@ -54,9 +58,30 @@
     button.focus({ preventScroll: true });
   }
 
+  function cue(figure) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "lightbox-cue";
+    button.textContent = "⤢ 눌러서 크게 보기";
+    button.setAttribute("aria-label", `크게 보기: ${figure.getAttribute("alt") || "그림"}`);
+    button.addEventListener("click", () => show(figure));
+    figure.after(button);
+    return button;
+  }
+
   document$.subscribe(({ body }) => {
     for (const figure of body.querySelectorAll(FIGURES)) {
       figure.classList.add("lightbox-trigger");
+      if (figure instanceof HTMLImageElement) {
+        // the cue, not the picture, takes the focus: one stop per figure for a keyboard
+        const button = cue(figure);
+        figure.addEventListener("click", (event) => {
+          event.preventDefault();
+          show(figure);
+        });
+        figure.lightboxCue = button;
+        continue;
+      }
       figure.setAttribute("tabindex", "0");
       figure.addEventListener("click", (event) => {
         event.preventDefault();
