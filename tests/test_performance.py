@@ -6,6 +6,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import tiny_translator
 
 from benchmarks.fused import fused_log_probs
 from benchmarks.run import epoch_flops, forward_flops
@@ -125,8 +126,7 @@ def test_label_smoothing_criterion_and_adamw():
 
 
 def tiny_model(seed: int):
-    torch.manual_seed(seed)
-    model = build_model("bahdanau", 11, 13, hidden_size=8).eval()
+    model = tiny_translator("bahdanau", (11, 13), seed=seed)
     with torch.no_grad():
         model.decoder.out.weight.mul_(4)  # peakier distributions: <eos> wins at different steps
     return model
