@@ -220,6 +220,7 @@ def test_accuracy_counts_the_sentences_on_the_right_side_of_one_half():
     assert accuracy(model, sequences, labels[:2] + [1 - y for y in labels[2:]]) == 0.5
 
 
+@pytest.mark.slow
 def test_training_keeps_the_weights_of_the_best_validation_epoch(monkeypatch):
     data = prepare_data(("imdb",))
     torch.manual_seed(0)
@@ -242,6 +243,7 @@ def test_training_keeps_the_weights_of_the_best_validation_epoch(monkeypatch):
     assert any(not torch.equal(seen[0.6][k], seen[0.9][k]) for k in seen[0.9])
 
 
+@pytest.mark.slow
 def test_cli_train_predict_and_figure(tmp_path: Path, capsys):
     checkpoint = tmp_path / "mean"
     threads = str(torch.get_num_threads())  # keep the test session's setting

@@ -105,6 +105,7 @@ def test_translate_bad_checkpoint(tmp_path: Path, capsys):
     assert code == 2 and "corrupted or truncated" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_train_then_translate(tmp_path: Path, capsys):
     checkpoint = tmp_path / "tiny"
     code, out, err = run(
@@ -158,6 +159,7 @@ def test_bad_train_arguments_exit_2(capsys):
     assert "must lie in [0, 1]" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_console_script_runs_as_a_process():
     result = subprocess.run(
         [sys.executable, "-m", "seq2seq_attention.cli", "translate", "je suis un xylophoniste ."],

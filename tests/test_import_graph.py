@@ -141,6 +141,7 @@ READ_ONLY = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", READ_ONLY, ids=lambda c: c[0])
 def test_the_read_only_commands_do_not_import_the_training_modules(tmp_path: Path, command: list[str]):
     argv = [part.format(tmp=tmp_path) for part in command]

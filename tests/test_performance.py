@@ -202,6 +202,7 @@ def test_translate_with_beam_search_and_bad_beam_size():
 EXAMPLES = [([4, 5, EOS_IDX], [4, 6, 7, EOS_IDX]), ([6, EOS_IDX], [5, EOS_IDX]), ([7, 8, 9, 10, EOS_IDX], [8, EOS_IDX])]
 
 
+@pytest.mark.slow
 def test_seed_loops_train_and_pad_like_the_seeds():
     padded = pad_to_max_length([s for s, _ in EXAMPLES])
     assert padded.shape == (3, MAX_LENGTH) and padded[1].tolist() == [6, EOS_IDX] + [PAD_IDX] * (MAX_LENGTH - 2)

@@ -282,6 +282,7 @@ def test_greedy_decode_matches_the_decoders_own_loop():
     assert attentions.shape == (2, tokens.size(1), 5)
 
 
+@pytest.mark.slow
 def test_translate_and_evaluate_after_memorising():
     pairs = PAIRS[:8]
     config = tiny_config(

@@ -273,6 +273,7 @@ EXPORT_FAILURES = [
 EXPORT_IDS = ["encoder", "step", "vocabularies", "sentences", "last-rename"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("owner", "name", "at"), EXPORT_FAILURES, ids=EXPORT_IDS)
 def test_a_failed_export_keeps_the_previous_export(
     artifacts, tiny_checkpoint, tmp_path, monkeypatch, owner, name, at, capsys
