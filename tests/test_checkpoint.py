@@ -92,6 +92,7 @@ def checkpoint_copy(trained: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(trained, tmp_path / "checkpoint"))
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_resumes_with_the_same_losses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     config = tiny_config("bahdanau", epochs=3)
     real_step = train_module.train_step

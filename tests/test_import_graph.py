@@ -195,6 +195,7 @@ def test_help_version_models_and_a_mistyped_command_import_neither_torch_nor_mat
         assert "invalid choice: 'tarnslate'" in result.stderr and result.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_importing_the_package_loads_its_names_on_first_use(tmp_path):
     code = (
         "import sys\n"
