@@ -44,6 +44,8 @@ from seq2seq_attention.translation.corpus import Pair
 from seq2seq_attention.translation.evaluate import bootstrap_interval, compare, evaluate
 from seq2seq_attention.translation.plotting import plot_attention, sentence_attention
 
+pytestmark = pytest.mark.usefixtures("one_thread")
+
 VOCABS = tiny_vocabs()
 PAIRS = [Pair(*pair) for pair in TINY_PAIRS]
 

@@ -305,6 +305,7 @@ CLASSIFIER_CASES: list[tuple[str, Callable[[], object], str]] = [
 ]
 
 
+@pytest.mark.usefixtures("one_thread")
 @pytest.mark.parametrize(("call", "names"), [c[1:] for c in CLASSIFIER_CASES], ids=[c[0] for c in CLASSIFIER_CASES])
 def test_a_wrong_input_raises_one_clear_value_error(call: Callable[[], object], names: str):
     with pytest.raises(ValueError) as caught:
@@ -314,6 +315,7 @@ def test_a_wrong_input_raises_one_clear_value_error(call: Callable[[], object], 
     assert re.search(names, message) and says_what_came, f"unclear message: {message!r}"
 
 
+@pytest.mark.usefixtures("one_thread")
 @pytest.mark.parametrize("rows", [[[], []], [["a"], []], [[], ["a"]]])
 def test_an_empty_attention_row_is_named(rows, tmp_path):
     words, weights = ([rows[0]], [[]]) if rows[0] == [] else ([rows[0]], [rows[1]])
