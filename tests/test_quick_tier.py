@@ -46,3 +46,12 @@ def test_the_markers_are_registered_and_readme_names_the_quick_command(pytestcon
     assert any(line.startswith("site:") for line in markers) and any(line.startswith("slow:") for line in markers)
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Run all tests", 1)[1].split("\n## ", 1)[0]
     assert f'`python -m pytest -m "{QUICK}"`' in section
+
+
+def test_a_fence_whose_recorded_run_was_long_is_slow(request: pytest.FixtureRequest):
+    """A spec fence is `slow` exactly when its last recorded CPU run took longer than conftest's `SLOW_FENCE_S`."""
+    fences = [item for item in request.session.items if type(item).__name__ == "FenceItem"]
+    for item in fences:
+        machinery = type(item).runtest.__globals__  # the root conftest.py (tests/conftest.py is `conftest` too)
+        slow = machinery["_recorded_seconds"](item) > machinery["SLOW_FENCE_S"]
+        assert (item.get_closest_marker("slow") is not None) == slow, item.nodeid
