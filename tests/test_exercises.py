@@ -108,7 +108,8 @@ def sentences(text: str) -> int:
 
 def changes_the_course_code(source: str) -> list[str]:
     """How a solution's fence changes the package's own code: the package classes it subclasses, the package
-    tables it adds to (`SCORES[...] = ...`), the package callables it calls with a keyword switch."""
+    tables it adds to (`SCORES[...] = ...`), the package's callables (and what they made: a model) it calls with a
+    keyword switch."""
     tree = ast.parse(source)
     package = {
         alias.asname or alias.name
@@ -122,6 +123,16 @@ def changes_the_course_code(source: str) -> list[str]:
             node = node.func if isinstance(node, ast.Call) else node.value
         return node.id if isinstance(node, ast.Name) else None
 
+    made = set(package)  # and the names bound to what the package made (a model, a checkpoint)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                pairs = (
+                    zip(target.elts, node.value.elts)
+                    if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                    else [(target, node.value)]
+                )
+                made |= {name.id for name, value in pairs if isinstance(name, ast.Name) and root(value) in made}
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
@@ -132,9 +143,8 @@ def changes_the_course_code(source: str) -> list[str]:
                 for target in node.targets
                 if isinstance(target, ast.Subscript) and root(target) in package
             ]
-        elif isinstance(node, ast.Call) and node.keywords and isinstance(node.func, ast.Name):
-            if node.func.id in package:
-                found.append(f"calls {node.func.id}({', '.join(k.arg or '**' for k in node.keywords)}=...)")
+        elif isinstance(node, ast.Call) and node.keywords and root(node.func) in made:
+            found.append(f"calls {root(node.func)}({', '.join(k.arg or '**' for k in node.keywords)}=...)")
     return found
 
 
@@ -181,6 +191,8 @@ def test_a_solution_fence_is_collected_and_an_indented_one_is_not():
     assert changes_the_course_code(table) == ["adds to SCORES"]
     switch = "from seq2seq_attention import load_pairs\nload_pairs()\nload_pairs(max_words=8)\n"
     assert changes_the_course_code(switch) == ["calls load_pairs(max_words=...)"]
+    made = "from seq2seq_attention import load_checkpoint\nc = load_checkpoint(p)\nm, v = c.model, c.vocabs\nm(x, mask=y)\n"
+    assert changes_the_course_code(made) == ["calls m(mask=...)"]
     assert exercises(f"{HEADING}\n\n### 하나\n\n/// solution\n```python\nassert 1\n```\n///\n\n### 둘\n") == [
         ("하나", "\n\n/// solution\n```python\nassert 1\n```\n///\n\n"),
         ("둘", "\n"),
