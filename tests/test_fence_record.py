@@ -186,7 +186,7 @@ markdown_extensions: [attr_list, md_in_html, pymdownx.superfences]
     assert "fence-output--missing" not in built and "e_2j     (2, 1, 4)" in built
 
     text = page.read_text(encoding="utf-8")
-    page.write_text(text.replace("assert y_2.shape == (B, 1, V)\n", "assert y_2.shape == (B, 1, V)  # !\n"))
+    page.write_text(text.replace("assert p_2.shape == (B, 1, V)\n", "assert p_2.shape == (B, 1, V)  # !\n"))
     built = _build(tmp_path)
     assert fence_runs.stale(docs, runs) == [
         f"attention/one-step.md:{second.line}: no cpu run recorded for this code",
