@@ -190,9 +190,7 @@ def test_a_switch_that_cannot_apply_is_refused_at_the_config():
     with pytest.raises(InputError, match="tie_embeddings must be True or False, got 'yes'"):
         build_model("bahdanau", 11, 13, hidden_size=8, tie_embeddings="yes")
     with pytest.raises(InputError, match="AttnDecoderRNN cannot feed it"):
-        from seq2seq_attention.translation.decoders import AttnDecoderRNN
-
-        AttnDecoderRNN(8, 13, input_feeding=True)
+        build_model("bahdanau", 11, 13, hidden_size=8, input_feeding=True)
 
 
 def test_a_checkpoint_saved_before_the_switches_loads_with_them_off(tmp_path):

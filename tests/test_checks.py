@@ -98,3 +98,90 @@ def test_a_call_names_a_missing_parameter_and_reads_an_argument_named_keys():
     assert call.keys == 1 and call["keys"] == 1 and "keys" in call
     with pytest.raises(AttributeError, match="has no parameter 'query'"):
         _ = call.query
+
+
+def _defined_checks(tree_path):
+    """The line of each function of the file whose name starts with `_check` (a check), by name."""
+    import ast
+
+    tree = ast.parse(tree_path.read_text(encoding="utf-8"))
+    return {
+        node.lineno: node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("_check")
+    }
+
+
+@pytest.mark.parametrize("name", sorted(CHECKED))
+def test_each_check_sits_just_above_what_it_guards(name):
+    """One place for checks, the same in every module: a check named by `checked` is defined above its function in
+    the same file, with no other check between them (no check trails a class body or lives in a module of its own)."""
+    from pathlib import Path
+
+    function, check, _ = CHECKED[name]
+    if check.__name__ == "<lambda>":
+        return  # written on the decorator itself
+    check_file, function_file = inspect.getsourcefile(check), inspect.getsourcefile(inspect.unwrap(function))
+    assert check_file == function_file, f"{name}: its check {check.__qualname__} lives in {check.__module__}"
+    check_line = inspect.getsourcelines(check)[1]
+    function_line = inspect.getsourcelines(inspect.unwrap(function))[1]
+    between = [n for line, n in _defined_checks(Path(check_file)).items() if check_line < line < function_line]
+    assert check_line < function_line and not between, f"{name}: {check.__qualname__} is not just above it {between}"
+
+
+def test_checked_is_the_one_decorator_that_checks():
+    """No module makes a checking decorator of its own (`functools.wraps` around a check): `checked` is the one."""
+    from support import ROOT
+
+    wrappers = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "src").rglob("*.py")
+        if "functools.wraps" in path.read_text(encoding="utf-8") and path.name != "checks.py"
+    ]
+    assert wrappers == []
+
+
+def test_build_model_resolves_the_score_once(monkeypatch):
+    """`choose_score` turns None into the decoder's default once per `build_model`, and the decoders take the name it
+    returned (the checks validate the name without resolving it again)."""
+    from seq2seq_attention.attention.scores import SCORES
+    from seq2seq_attention.translation import decoders, model
+
+    calls = []
+    real = decoders.choose_score
+
+    def counting(decoder, score):
+        calls.append((decoder, score))
+        return real(decoder, score)
+
+    monkeypatch.setattr(decoders, "choose_score", counting)
+    monkeypatch.setattr(model, "choose_score", counting)
+    for name, kind in decoders.DECODERS.items():
+        calls.clear()
+        built = model.build_model(name, 5, 6, hidden_size=4)
+        assert calls == [(name, None)]
+        assert built.config["score"] == (kind.scores[0] if kind.scores else None)
+        if kind.scores:
+            assert type(built.decoder.attention) is SCORES[kind.scores[0]]  # the resolved name reached the decoder
+    calls.clear()
+    from seq2seq_attention.translation.config import TrainConfig
+
+    TrainConfig(decoder="luong", score="general")
+    assert calls == []  # the config validates the name; only `build_model` resolves it
+
+
+def test_each_decoder_takes_only_what_it_uses():
+    """The decoder without attention takes no dropout and no score; only a feeding decoder takes `input_feeding`;
+    a constructor's default score is its table's first, the one `choose_score` picks."""
+    from seq2seq_attention.translation.decoders import DECODERS
+
+    for name, kind in DECODERS.items():
+        parameters = inspect.signature(kind.decoder).parameters
+        assert list(parameters)[:2] == ["hidden_size", "output_size"]
+        assert ("score" in parameters) == bool(kind.scores), name
+        assert ("dropout_p" in parameters) == bool(kind.scores), name  # the gru decoder has no dropout
+        if kind.scores:
+            assert parameters["score"].default == kind.scores[0], name
+    assert [name for name, kind in DECODERS.items() if kind.feeds_input] == ["luong"]
+    with pytest.raises(TypeError):
+        DECODERS["gru"].decoder(4, 5, score="dot")

@@ -192,9 +192,9 @@ for _name, _make in DECODERS.items():
             r"source_mask must be \(B, S\) with B=2, S=5, got \(2, 6\)",
         ),
         (
-            f"{_name}-max-length",
-            lambda c=_call: c(target_tensor=None, max_length=0),
-            r"max_length must be an int of at least 1, got 0",
+            f"{_name}-target-missing",
+            lambda c=_call: c(target_tensor=None),
+            r"target_tensor is required: a decoder's forward is the training loop; decode without a target .*",
         ),
         (
             f"{_name}-teacher-forcing",
@@ -471,7 +471,7 @@ def test_a_float64_input_to_a_float32_module_is_one_clear_value_error(kind: str)
         name = "query"
     else:
         decoder = {"bahdanau": AttnDecoderRNN, "luong": LuongAttnDecoderRNN, "gru": DecoderRNN}[kind](H, V)
-        call = lambda: decoder(keys, torch.randn(1, B, H, dtype=torch.float64))  # noqa: E731
+        call = lambda: decoder(keys, torch.randn(1, B, H, dtype=torch.float64), _tokens(B, T))  # noqa: E731
         name = "encoder_outputs"
     with pytest.raises(ValueError, match=rf"^{name} is torch.float64 but \w+'s parameters are torch.float32"):
         call()

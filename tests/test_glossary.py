@@ -18,7 +18,9 @@ from support import ROOT
 
 DOCS = ROOT / "docs"
 GLOSSARY = DOCS / "glossary.md"
-PAGES = [page for page in sorted(DOCS.rglob("*.md")) if page != GLOSSARY]
+# The references page lists authors and titles as published (Bahdanau, Luong): a bibliography, not prose to translate.
+REFERENCES = DOCS / "references.md"
+PAGES = [page for page in sorted(DOCS.rglob("*.md")) if page not in (GLOSSARY, REFERENCES)]
 HEADER = "| 용어 | 뜻 | 영어 | 코드 이름 | 쓰지 않는 말 |"
 
 _LEFT_OUT = [
@@ -144,7 +146,7 @@ def test_a_planted_variant_is_found_and_code_quotes_and_glosses_are_not():
         "인코더의 마지막 상태가 컨텍스트 벡터입니다.\n"  # line 3: ruled out
         "디코더는 Bahdanau 어텐션을 씁니다. padding은 0입니다. 마지막 hidden\nstate\n"  # lines 4-5: three
         "문맥 벡터(context vector)와 교사 강요(teacher forcing)는 괜찮습니다.\n"  # glosses
-        '원본 노트는 "context vector를 만든다"고 썼습니다. `padding_idx`와 $\\text{softmax}$도 괜찮습니다.\n'
+        '튜토리얼은 "context vector를 만든다"고 썼습니다. `padding_idx`와 $\\text{softmax}$도 괜찮습니다.\n'
         "[바다나우](bahdanau/padding.md) 하이퍼파라미터\n"  # a link target, a longer word
         '```{.python notest title="Bahdanau padding"}\nhidden_state = 1  # context vector\n```\n'
         "```python\nassert 'teacher forcing'\n```\n"

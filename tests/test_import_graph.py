@@ -213,3 +213,19 @@ def test_importing_the_package_loads_its_names_on_first_use(tmp_path):
     )
     assert f"BEFORE False AFTER True {PACKAGE}.translation.translator" in result.stdout, result.stdout + result.stderr
     assert "has no attribute 'nothing_here'" in result.stdout
+
+
+def test_no_decoder_module_imports_the_search():
+    """The step does not know the loop: a module of `translation/` that defines a decoder (a `StepDecoder`) imports
+    no search module; the model drives the search, and the search needs no decoder to run."""
+    graph = import_graph()
+    search = f"{PACKAGE}.translation.search"
+    defining = [
+        name
+        for name in graph
+        if name.startswith(f"{PACKAGE}.translation.")
+        and "(StepDecoder)" in (SRC / Path(*name.split("."))).with_suffix(".py").read_text(encoding="utf-8")
+    ]
+    assert defining == [f"{PACKAGE}.translation.decoders"]
+    assert all(search not in graph[name] for name in defining), {name: graph[name] for name in defining}
+    assert search in graph[f"{PACKAGE}.translation.model"]  # `Seq2Seq` without a target decodes through it

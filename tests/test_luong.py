@@ -7,11 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seq2seq_attention import PAD_IDX, SOS_IDX, EncoderRNN, LuongAttnDecoderRNN
+from seq2seq_attention.translation.search import greedy_search
 
 V = 11
 
 
-def make(score=None, H=8):
+def make(score="dot", H=8):
     torch.manual_seed(0)
     return LuongAttnDecoderRNN(H, V, dropout_p=0.0, score=score).eval()
 
@@ -62,12 +63,12 @@ def test_masked_positions_get_zero_and_padding_changes_nothing():
     mask = padded != PAD_IDX
     with torch.no_grad():
         alone_out, alone_hidden = encoder(short)
-        alone = decoder(alone_out, alone_hidden, max_length=4)
+        alone = greedy_search(decoder.forward_step, decoder.init_state(alone_out, alone_hidden), 4)
         batch_out, batch_hidden = encoder(padded, lengths)
-        batch = decoder(batch_out, batch_hidden, source_mask=mask, max_length=4)
+        batch = greedy_search(decoder.forward_step, decoder.init_state(batch_out, batch_hidden, mask), 4)
     assert (batch[2][0, :, 3:] == 0).all()
-    torch.testing.assert_close(batch[0][0], alone[0][0])
-    torch.testing.assert_close(batch[2][0, :, :3], alone[2][0])
+    torch.testing.assert_close(batch[1][0], alone[1][0])  # the logits
+    torch.testing.assert_close(batch[2][0, :, :3], alone[2][0])  # the weights
 
 
 def test_the_query_is_the_state_after_the_gru_step():
@@ -101,8 +102,8 @@ def test_learns_to_copy_a_tiny_batch():
     assert losses[-1] < 0.1 * losses[0]
     with torch.no_grad():
         outputs, hidden = encoder(source)
-        log_probs, _, _ = decoder(outputs, hidden, max_length=4)
-    assert torch.equal(log_probs.argmax(-1), source)
+        tokens, _, _, _ = greedy_search(decoder.forward_step, decoder.init_state(outputs, hidden), 4)
+    assert torch.equal(tokens, source)
 
 
 def test_every_parameter_gets_a_gradient():
@@ -119,6 +120,6 @@ def test_every_parameter_gets_a_gradient():
 def test_bad_inputs_raise_clear_errors():
     decoder = make()
     with pytest.raises(ValueError, match=r"encoder_outputs must be \(B, S, H\) with H=8, got \(2, 5, 6\)"):
-        decoder(torch.randn(2, 5, 6), torch.randn(1, 2, 8))
+        decoder(torch.randn(2, 5, 6), torch.randn(1, 2, 8), torch.randint(4, V, (2, 3)))
     with pytest.raises(ValueError, match="unknown score 'cosine'"):
         LuongAttnDecoderRNN(8, V, score="cosine")

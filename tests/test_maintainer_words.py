@@ -113,7 +113,9 @@ def test_the_temporary_live_list_only_holds_what_live_md_still_says():
     text = (DOCS / "live.md").read_text(encoding="utf-8")
     present = {label for _, label, _ in found_in(text)}
     stale = [label for page, label in LIVE_PENDING if page == "live.md" and label not in present]
-    assert stale == [], f"live.md no longer says these: remove them from LIVE_PENDING (empty it when none is left): {stale}"
+    assert stale == [], (
+        f"live.md no longer says these; remove them from LIVE_PENDING (empty it when none is left): {stale}"
+    )
     assert {page for page, _ in LIVE_PENDING} <= {"live.md"}
 
 

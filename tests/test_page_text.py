@@ -52,7 +52,8 @@ def test_subscripts_are_math_not_code():
 
 
 def test_the_source_material_has_one_name():
-    """The notes are "원본 노트" (named on the home page); "seed" in prose would read as a random seed (시드)."""
+    """The course follows "the PyTorch tutorial" (named on the home page); "seed" in prose would read as a random seed
+    (시드)."""
     found = []
     for page in PAGES:
         text = re.sub(r"`[^`\n]*`", "", prose(page.read_text(encoding="utf-8")))

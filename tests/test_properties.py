@@ -21,6 +21,7 @@ from seq2seq_attention import (
     LuongAttnDecoderRNN,
     masked_softmax,
 )
+from seq2seq_attention.translation.search import greedy_search
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 FAST = settings(max_examples=30, deadline=None, database=None)
@@ -139,8 +140,13 @@ def test_decoder(kind: str, mask: torch.Tensor, t: int, h: int, v: int, teacher_
     decoder = DECODERS[kind](h, v).eval()
     encoder_outputs = torch.randn(b, s, h).masked_fill(~mask.unsqueeze(2), 0.0)  # (B, S, H)
     encoder_hidden = torch.randn(1, b, h)  # (1, B, H)
-    target = torch.randint(0, v, (b, t)) if teacher_forcing else None  # (B, T), PAD_IDX included
-    log_probs, hidden, attentions = decoder(encoder_outputs, encoder_hidden, target, mask, max_length=t)
+    if teacher_forcing:
+        target = torch.randint(0, v, (b, t))  # (B, T), PAD_IDX included
+        log_probs, hidden, attentions = decoder(encoder_outputs, encoder_hidden, target, mask)
+    else:  # decoding without a target: the search loop drives the decoder's step
+        state = decoder.init_state(encoder_outputs, encoder_hidden, mask)
+        _, logits, attentions, state = greedy_search(decoder.forward_step, state, t)  # (B, T', V), (B, T', S)
+        log_probs, hidden = torch.log_softmax(logits, dim=-1), state.hidden
     steps = t if teacher_forcing else log_probs.size(1)  # greedy decoding stops once every row has said <eos>
     assert 1 <= steps <= t
     t = steps

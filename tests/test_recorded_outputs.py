@@ -7,7 +7,7 @@ A line must not be
 - an echo of an assert: a True/False right after a shape or a number, with no label of its own ("(2, 5) True");
 - in words the glossary rules out (a Hangul variant such as 에포크; "loss" or "epoch" as a label where the course
   says 손실, 에폭), an English verdict (better, worse, tie, significant) where the course says 나아짐, 나빠짐, 동률,
-  or "seed 기준" for the original notebook's numbers.
+  or "seed 기준" for the tutorial's numbers.
 
 And no fence prints an error message cut to a number of characters (``message[:40]``): it prints the message
 whole, or its first sentence.
@@ -63,7 +63,7 @@ def problems(output: str) -> list[str]:
         for match in ENGLISH_LABEL.finditer(text):
             found.append(f"line {number}: {match.group(1)!r} as a label (write 손실, 에폭: docs/glossary.md)")
         if "seed 기준" in text:
-            found.append(f"line {number}: 'seed 기준' (say whose numbers: 원본 노트의 값)")
+            found.append(f"line {number}: 'seed 기준' (say whose numbers: 튜토리얼의 값)")
     for number, word, term in variants_in(output, KOREAN_VARIANTS):
         found.append(f"line {number}: {word!r} -> write {term!r} (docs/glossary.md)")
     return found
@@ -101,7 +101,7 @@ def test_the_checks_find_planted_outputs():
     ]
     assert problems("gru -> luong better")[0] == "line 1: English verdict 'better' (write 나아짐, 나빠짐, 동률, 유의)"
     assert problems("30 에포크 뒤 손실 0.5") == ["line 1: '에포크' -> write '에폭' (docs/glossary.md)"]
-    assert problems("seed 기준 (2579, 1573)") == ["line 1: 'seed 기준' (say whose numbers: 원본 노트의 값)"]
+    assert problems("seed 기준 (2579, 1573)") == ["line 1: 'seed 기준' (say whose numbers: 튜토리얼의 값)"]
     assert problems("epoch 1 loss 2.5") == [
         "line 1: 'epoch' as a label (write 손실, 에폭: docs/glossary.md)",
         "line 1: 'loss' as a label (write 손실, 에폭: docs/glossary.md)",

@@ -19,14 +19,13 @@ H, V, B, S = 8, 11, 2, 5
 
 def decoder_and_state(name: str, input_feeding: bool):
     torch.manual_seed(0)
-    decoder = DECODERS[name].decoder(H, V, input_feeding=input_feeding).eval()
+    options = {"input_feeding": True} if input_feeding else {}  # only a feeding decoder takes the switch
+    decoder = DECODERS[name].decoder(H, V, **options).eval()
     state = decoder.init_state(torch.randn(B, S, H), torch.randn(1, B, H))
     return decoder, state
 
 
-KINDS = [(name, False) for name in DECODERS] + [
-    (name, True) for name, kind in DECODERS.items() if kind.decoder.feeds_input
-]
+KINDS = [(name, False) for name in DECODERS] + [(name, True) for name, kind in DECODERS.items() if kind.feeds_input]
 TOKENS = torch.full((B, 1), 4)
 
 
@@ -38,7 +37,7 @@ def test_a_good_state_steps(name, feeding):
     decoder.forward_step(TOKENS, state)  # the state a step returns is a good state
 
 
-@pytest.mark.parametrize("name", [name for name, kind in DECODERS.items() if kind.decoder.feeds_input])
+@pytest.mark.parametrize("name", [name for name, kind in DECODERS.items() if kind.feeds_input])
 def test_a_feeding_decoder_names_a_missing_feed(name):
     decoder, state = decoder_and_state(name, True)
     with pytest.raises(InputError, match=r"state.feed must be \(2, 1, 8\): the previous attentional vector"):

@@ -66,7 +66,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "translation.decoders": (
         "DECODERS",
-        "MAX_LENGTH",
         "AttnDecoderRNN",
         "DecoderRNN",
         "DecoderState",
@@ -79,6 +78,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "build_model",
     ),
     "translation.search": (
+        "MAX_LENGTH",
         "beam_search_decode",
         "greedy_decode",
     ),

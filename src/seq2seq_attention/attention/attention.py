@@ -12,8 +12,15 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..core.checks import checked
-from .checks import _check_attention, _check_masked_softmax
+from ..core.checks import Call, check_module_device, check_module_dtype, check_same_device, check_tensor, checked
+
+
+def _check_masked_softmax(call: Call) -> None:
+    scores, mask = call.scores, call.mask
+    sizes = check_tensor("scores", scores, ("B", "T", "S"), dtype="float")
+    if mask is not None:
+        check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")
+        check_same_device(scores=scores, mask=mask)
 
 
 @checked(_check_masked_softmax)
@@ -64,6 +71,24 @@ def attend(scores: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor | None) 
 
 
 # --8<-- [end:attend]
+
+
+def _check_attention(call: Call) -> None:
+    """`forward`'s arguments: query (B, T, Hq), keys (B, S, Hk), mask (B, S) bool, proj_keys (B, S, H)."""
+    attention, query, keys, mask, proj_keys = call.self, call.query, call.keys, call.mask, call.proj_keys
+    sizes = check_tensor("query", query, ("B", "T", "Hq"), {"Hq": attention.query_size}, dtype="float")
+    sizes = check_tensor("keys", keys, ("B", "S", "Hk"), {**sizes, "Hk": attention.key_size}, dtype="float")
+    if mask is not None:
+        check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")
+    if proj_keys is not None:
+        known = {**sizes, "H": attention.hidden_size}
+        check_tensor("proj_keys", proj_keys, ("B", "S", "H"), known, dtype="float")
+    device = check_same_device(query=query, keys=keys, mask=mask, proj_keys=proj_keys)
+    check_module_device(attention, device, "query and keys")
+    check_module_dtype(attention, query, "query")
+    check_module_dtype(attention, keys, "keys")
+    if proj_keys is not None:
+        check_module_dtype(attention, proj_keys, "proj_keys")
 
 
 class Attention(nn.Module):

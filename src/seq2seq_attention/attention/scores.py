@@ -20,10 +20,21 @@ import math
 import torch
 from torch import nn
 
-from ..core.checks import checked
+from ..core.checks import Call, check_same_device, check_tensor, checked
 from ..core.errors import InputError, echo
 from .attention import Attention, BahdanauAttention
-from .checks import _check_dot, _check_scaled_dot
+
+
+def _check_dot(call: Call) -> None:
+    """Two float tensors (B, T, H) and (B, S, H) of one size H, on one device, of one dtype."""
+    query, keys = call.query, call.keys
+    sizes = check_tensor("query", query, ("B", "T", "Hq"), dtype="float")
+    sizes = check_tensor("keys", keys, ("B", "S", "Hk"), sizes, dtype="float")
+    check_same_device(query=query, keys=keys)
+    if query.dtype != keys.dtype:
+        raise InputError(f"query and keys must share a dtype, got {query.dtype} and {keys.dtype}")
+    if sizes["Hq"] != sizes["Hk"]:
+        raise InputError(f"dot_score needs query and keys of one size H, got {query.size(-1)} and {keys.size(-1)}")
 
 
 @checked(_check_dot)
@@ -44,6 +55,13 @@ class DotAttention(Attention):
 
 
 # --8<-- [end:dot]
+
+
+def _check_scaled_dot(call: Call) -> None:
+    keys = call.keys
+    if isinstance(keys, torch.Tensor) and keys.dim() == 3 and keys.size(-1) == 0:
+        raise InputError("scaled_dot_score needs H >= 1, got keys with H=0")
+    _check_dot(call)
 
 
 @checked(_check_scaled_dot)

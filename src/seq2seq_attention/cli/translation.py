@@ -16,9 +16,9 @@ from ..core.errors import InputError
 from ..core.files import EXPORT_NAMES, check_destination, folder_lock, staged_writes
 from ..translation.config import TrainConfig
 from ..translation.corpus import split_lines
-from ..translation.decoders import DECODERS, MAX_LENGTH
+from ..translation.decoders import DECODERS
 from ..translation.pretrained import DEFAULT_PRETRAINED
-from ..translation.search import MAX_BEAM, MAX_LENGTH_PENALTY, MAX_STEPS
+from ..translation.search import MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
 from ..translation.translator import SentenceError, load_translator, prepare_sentences, translate
 from . import COMMANDS
 from .models import LIMITS

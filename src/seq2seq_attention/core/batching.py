@@ -15,6 +15,10 @@ from .checks import Call, check_count, checked, is_int
 from .errors import InputError, echo
 from .tokens import PAD_IDX
 
+DECODE_BATCH_SIZE = 256
+"""Sentences per batch where nothing is learned (translating, evaluating, predicting): no gradient is kept, so a
+batch may be larger than a training batch."""
+
 
 def _check_mask_arguments(call: Call) -> None:
     lengths, max_length = call.lengths, call.max_length

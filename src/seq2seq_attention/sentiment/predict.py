@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from ..core.batching import DECODE_BATCH_SIZE
 from ..core.checkpoint import Checkpoint, load_checkpoint
 from ..core.config import check_config, setting
 from ..core.errors import InputError, echo
@@ -43,7 +44,7 @@ class SentimentConfig:
 
 @torch.no_grad()
 def predict(
-    model: nn.Module, sequences: Sequence[Sequence[int]], batch_size: int = 256
+    model: nn.Module, sequences: Sequence[Sequence[int]], batch_size: int = DECODE_BATCH_SIZE
 ) -> tuple[list[float], list[list[float]] | None]:
     """Probabilities of "positive" and, for the attention model, each sentence's attention weights.
 

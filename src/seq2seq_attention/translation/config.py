@@ -11,7 +11,8 @@ from ..core.checks import MAX_SIZE
 from ..core.config import check_config, setting
 from ..core.training import SCHEDULES
 from .corpus import EVAL_SPLITS, MAX_WORDS, SPLITS
-from .decoders import DECODERS, choose_score
+from .decoders import DECODERS, check_score
+from .defaults import DROPOUT, HIDDEN_SIZE
 from .model import check_architecture
 
 BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
@@ -41,8 +42,8 @@ class TrainConfig:
     score: str | None = setting(
         None, "the attention's score function (default: the decoder's own, see DECODERS)", choices=tuple(SCORES)
     )
-    hidden_size: int = setting(256, "H, the size of embeddings and GRU states", low=1, high=MAX_SIZE)
-    dropout: float = setting(0.1, "dropout on the embeddings", low=0.0, high=1.0, high_open=True)
+    hidden_size: int = setting(HIDDEN_SIZE, "H, the size of embeddings and GRU states", low=1, high=MAX_SIZE)
+    dropout: float = setting(DROPOUT, "dropout on the embeddings", low=0.0, high=1.0, high_open=True)
     batch_size: int = setting(32, "sentence pairs per batch", low=1, high=1_000_000)
     learning_rate: float = setting(1e-3, "Adam's step size", low=0.0, high=10.0, low_open=True)
     epochs: int = setting(40, "passes over the training split", low=1, high=1_000_000)
@@ -103,7 +104,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_config(self)
-        choose_score(self.decoder, self.score)
+        check_score(self.decoder, self.score)  # the name only: `build_model` resolves the default
         check_architecture(self.decoder, self.hidden_size, self.bidirectional, self.tie_embeddings, self.input_feeding)
 
     RESUMABLE_CHANGES = ("epochs", "time_budget", "budget_clock")

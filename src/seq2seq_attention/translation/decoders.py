@@ -5,13 +5,15 @@ the first hidden state, the keys, the mask and, for an attentional decoder, the 
 projected by its score), then moves one word at a time (`forward_step`). A step has three
 pieces: `embed` (tokens to vectors), `step` (the recurrence and the attention) and the output
 layer `out`. The training loop in `StepDecoder.forward` embeds every target input at once,
-calls `step` per position and applies `out` once; greedy decoding and beam search
-(`search.py`) drive a decoder through `init_state` and `forward_step` only.
+calls `step` per position and applies `out` once. Decoding without a target is not a decoder's
+business: greedy decoding and beam search (`search.py`, driven by `Seq2Seq` and `translate`)
+call a decoder through `init_state` and `forward_step` only, and no decoder imports them.
 
-The decoders' input checks (`_check_*`, at the end of the module) run where a user calls a
-decoder (`checked`); inside, the decoder trusts its tensors.
+Each input check (`_check_*`) sits just above the method it guards and runs where a user calls
+that method (`checked`); inside, the decoder trusts its tensors.
 """
 
+import inspect
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -23,7 +25,6 @@ from ..attention.attention import Attention
 from ..attention.scores import build_attention, check_score_name
 from ..core.checks import (
     Call,
-    check_count,
     check_indices,
     check_module_device,
     check_module_dtype,
@@ -33,7 +34,7 @@ from ..core.checks import (
 )
 from ..core.errors import InputError, echo
 from ..core.tokens import PAD_IDX, SOS_IDX
-from .search import MAX_LENGTH, greedy_search
+from .defaults import DROPOUT
 
 
 # --8<-- [start:state]
@@ -76,33 +77,29 @@ class StepDecoder(nn.Module):
 
     A subclass builds its layers (`embedding`, `out`, and `attention`, an `Attention` or None)
     and defines `embed` and `step`; `init_state`, `forward_step` and the loop are the same for all.
-    Every decoder is built the same way, ``Decoder(hidden_size, output_size, dropout_p, score, input_feeding)``.
+    Every decoder takes ``(hidden_size, output_size)`` and then only the options it uses
+    (`dropout_p`, `score`, `input_feeding`); `build_model` passes each decoder just those.
 
     Args:
         hidden_size: H, the size of the GRU state (and of the encoder's).
         output_size: V, the target vocabulary size.
         input_feeding: feed the previous step's output vector back into the GRU with the next
-            token (Luong et al., 2015, section 3.3); only a decoder whose `feeds_input` is True can.
+            token (Luong et al., 2015, section 3.3); only a decoder that takes `input_feeding` can.
 
     Shapes:
         encoder_outputs: (B, S, H).
         encoder_hidden: (1, B, H), the decoder's first state.
-        target_tensor: (B, T) token indices ending in `<eos>`, padded with `PAD_IDX`;
-            when given, the loop runs T steps (teacher forcing, or the mixed schedule).
+        target_tensor: (B, T) token indices ending in `<eos>`, padded with `PAD_IDX`; the loop
+            runs T steps (teacher forcing, or the mixed schedule).
         source_mask: (B, S) bool, True for real source positions; optional.
-        decoder_outputs: (B, T, V) log-probabilities (without a target: greedy decoding's
-            steps, T <= `max_length`).
+        decoder_outputs: (B, T, V) log-probabilities.
         decoder_hidden: (1, B, H), the state after the last step.
         attentions: (B, T, S), one attention distribution per step (None for a decoder
             without attention).
     """
 
-    feeds_input = False
-    """Whether the decoder can feed its previous output vector back (`input_feeding`)."""
-
     def __init__(self, hidden_size: int, output_size: int, input_feeding: bool = False) -> None:
         super().__init__()
-        check_input_feeding(type(self), input_feeding)
         self.hidden_size = hidden_size
         self.output_size = output_size
         self.input_feeding = input_feeding
@@ -110,6 +107,23 @@ class StepDecoder(nn.Module):
 
     out: nn.Linear
     """The output layer, H -> V (each decoder makes its own, in the tutorial's order of layers)."""
+
+    def _check_state(self, call: Call) -> dict[str, int]:
+        """`init_state`'s arguments; returns the sizes they bind (B, S, H)."""
+        encoder_outputs, encoder_hidden, source_mask = call.encoder_outputs, call.encoder_hidden, call.source_mask
+        sizes = check_tensor(
+            "encoder_outputs", encoder_outputs, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float"
+        )
+        check_tensor("encoder_hidden", encoder_hidden, (1, "B", "H"), sizes, dtype="float")
+        if source_mask is not None:
+            check_tensor("source_mask", source_mask, ("B", "S"), sizes, dtype="bool")
+        device = check_same_device(
+            encoder_outputs=encoder_outputs, encoder_hidden=encoder_hidden, source_mask=source_mask
+        )
+        check_module_device(self, device, "the encoder outputs")
+        check_module_dtype(self, encoder_outputs, "encoder_outputs")
+        check_module_dtype(self, encoder_hidden, "encoder_hidden")
+        return sizes
 
     @checked("_check_state")
     # --8<-- [start:init_state]
@@ -137,6 +151,35 @@ class StepDecoder(nn.Module):
         """One embedded token (B, 1, E) and the state to the output layer's input (B, 1, H), the next state, weights."""
         raise NotImplementedError
 
+    def _check_step(self, call: Call) -> None:
+        """`forward_step`'s arguments: (B, 1) token indices and a `DecoderState` that fits this decoder."""
+        input, state = call.input, call.state
+        if not isinstance(state, DecoderState):
+            raise InputError(f"state must be a DecoderState (made by init_state), got {type(state).__name__}")
+        sizes = check_tensor("state.keys", state.keys, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float")
+        check_tensor("state.hidden", state.hidden, (1, "B", "H"), sizes, dtype="float")
+        if state.mask is not None:
+            check_tensor("state.mask", state.mask, ("B", "S"), sizes, dtype="bool")
+        needed = []  # the parts of the state that only some decoders carry: (name, value, dims, sizes, why)
+        if self.attention is not None:
+            projected = {**sizes, "Hp": self.attention.hidden_size}
+            why = "the keys as init_state projects them"
+            needed.append(("state.proj_keys", state.proj_keys, ("B", "S", "Hp"), projected, why))
+        if self.input_feeding:
+            why = "the previous attentional vector of input feeding, zeros before the first step (init_state makes it)"
+            needed.append(("state.feed", state.feed, ("B", 1, "H"), sizes, why))
+        for name, value, dims, known, why in needed:
+            if value is None:
+                expected = ", ".join(str(known.get(d, d)) if isinstance(d, str) else str(d) for d in dims)
+                raise InputError(f"{name} must be ({expected}): {why}; got None")
+            check_tensor(name, value, dims, known, dtype="float")
+        check_tensor("input", input, ("B", 1), {"B": sizes["B"]}, dtype="long")
+        check_indices("input", input, self.output_size)
+        parts = {"input": input, "state.hidden": state.hidden, "state.keys": state.keys, "state.mask": state.mask}
+        device = check_same_device(**parts, **{"state.proj_keys": state.proj_keys, "state.feed": state.feed})
+        check_module_device(self, device, "the input and the state")
+        check_module_dtype(self, state.hidden, "state.hidden")
+
     @checked("_check_step")
     # --8<-- [start:forward_step]
     def forward_step(
@@ -148,22 +191,29 @@ class StepDecoder(nn.Module):
 
     # --8<-- [end:forward_step]
 
+    def _check_forward(self, call: Call) -> None:
+        """`forward`'s arguments: those of `init_state`, then the target and the ratio."""
+        sizes = self._check_state(call)
+        if call.target_tensor is None:
+            raise InputError(
+                "target_tensor is required: a decoder's forward is the training loop; decode without a target "
+                "with Seq2Seq.forward, greedy_search or translate"
+            )
+        check_target(self.output_size, sizes, call.target_tensor, call.teacher_forcing_ratio)
+        check_same_device(encoder_outputs=call.encoder_outputs, target_tensor=call.target_tensor)
+
     @checked("_check_forward")
     # --8<-- [start:forward]
     def forward(
         self,
         encoder_outputs: torch.Tensor,
         encoder_hidden: torch.Tensor,
-        target_tensor: torch.Tensor | None = None,
+        target_tensor: torch.Tensor,
         source_mask: torch.Tensor | None = None,
-        max_length: int = MAX_LENGTH,
         teacher_forcing_ratio: float = 1.0,
         coin_per_step: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         state = self.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once here
-        if target_tensor is None:  # nothing to learn from: decode greedily (the one free-running loop)
-            _, logits, attentions, state = greedy_search(self.forward_step, state, max_length)  # (B, T, V), (B, T, S)
-            return F.log_softmax(logits, dim=-1), state.hidden, attentions
         batch_size, device = target_tensor.size(0), target_tensor.device
         sos = torch.full_like(target_tensor[:, :1], SOS_IDX)  # (B, 1)
         teacher = torch.cat((sos, target_tensor[:, :-1]), dim=1)  # (B, T): y_0 = <sos>, then the target shifted
@@ -194,76 +244,6 @@ class StepDecoder(nn.Module):
         return decoder_outputs, state.hidden, attentions
         # --8<-- [end:after_loop]
 
-    def _check_state(self, call: Call) -> dict[str, int]:
-        """`init_state`'s arguments; returns the sizes they bind (B, S, H)."""
-        encoder_outputs, encoder_hidden, source_mask = call.encoder_outputs, call.encoder_hidden, call.source_mask
-        sizes = check_tensor(
-            "encoder_outputs", encoder_outputs, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float"
-        )
-        check_tensor("encoder_hidden", encoder_hidden, (1, "B", "H"), sizes, dtype="float")
-        if source_mask is not None:
-            check_tensor("source_mask", source_mask, ("B", "S"), sizes, dtype="bool")
-        device = check_same_device(
-            encoder_outputs=encoder_outputs, encoder_hidden=encoder_hidden, source_mask=source_mask
-        )
-        check_module_device(self, device, "the encoder outputs")
-        check_module_dtype(self, encoder_outputs, "encoder_outputs")
-        check_module_dtype(self, encoder_hidden, "encoder_hidden")
-        return sizes
-
-    def _check_forward(self, call: Call) -> None:
-        """`forward`'s arguments: those of `init_state`, then the target or `max_length`, and the ratio."""
-        sizes = self._check_state(call)
-        check_loop_arguments(self.output_size, sizes, call.target_tensor, call.max_length, call.teacher_forcing_ratio)
-        if call.target_tensor is not None:
-            check_same_device(encoder_outputs=call.encoder_outputs, target_tensor=call.target_tensor)
-
-    def _check_step(self, call: Call) -> None:
-        """`forward_step`'s arguments: (B, 1) token indices and a `DecoderState` that fits this decoder."""
-        input, state = call.input, call.state
-        if not isinstance(state, DecoderState):
-            raise InputError(f"state must be a DecoderState (made by init_state), got {type(state).__name__}")
-        sizes = check_tensor("state.keys", state.keys, ("B", "S", "H"), {"H": self.hidden_size}, dtype="float")
-        check_tensor("state.hidden", state.hidden, (1, "B", "H"), sizes, dtype="float")
-        if state.mask is not None:
-            check_tensor("state.mask", state.mask, ("B", "S"), sizes, dtype="bool")
-        if self.attention is not None:
-            projected = {**sizes, "Hp": self.attention.hidden_size}
-            why = "the keys as init_state projects them"
-            _check_state_part("state.proj_keys", state.proj_keys, ("B", "S", "Hp"), projected, why)
-        if self.input_feeding:
-            why = "the previous attentional vector of input feeding, zeros before the first step (init_state makes it)"
-            _check_state_part("state.feed", state.feed, ("B", 1, "H"), sizes, why)
-        check_tensor("input", input, ("B", 1), {"B": sizes["B"]}, dtype="long")
-        check_indices("input", input, self.output_size)
-        parts = {"input": input, "state.hidden": state.hidden, "state.keys": state.keys, "state.mask": state.mask}
-        device = check_same_device(**parts, **{"state.proj_keys": state.proj_keys, "state.feed": state.feed})
-        check_module_device(self, device, "the input and the state")
-        check_module_dtype(self, state.hidden, "state.hidden")
-
-
-def _check_state_part(name: str, value: object, dims: tuple, sizes: dict[str, int], what: str) -> None:
-    """A tensor of the state that this decoder needs: present, and of the shape it expects."""
-    if value is None:
-        expected = ", ".join(str(sizes.get(d, d)) if isinstance(d, str) else str(d) for d in dims)
-        raise InputError(f"{name} must be ({expected}): {what}; got None")
-    check_tensor(name, value, dims, sizes, dtype="float")
-
-
-def check_loop_arguments(
-    vocab_size: int, sizes: dict[str, int], target_tensor: object, max_length: object, teacher_forcing_ratio: object
-) -> None:
-    """What the decoding loop takes besides the encoder's outputs: a (B, T) target, or a `max_length`; the ratio."""
-    if target_tensor is not None:
-        check_tensor("target_tensor", target_tensor, ("B", "T"), {"B": sizes["B"]}, dtype="long")
-        if target_tensor.size(1) == 0:
-            raise InputError("target_tensor must have at least one step, got T=0")
-        check_indices("target_tensor", target_tensor, vocab_size)
-    if target_tensor is None:
-        check_count("max_length", max_length)
-    if not 0.0 <= teacher_forcing_ratio <= 1.0:
-        raise InputError(f"teacher_forcing_ratio must lie in [0, 1], got {teacher_forcing_ratio}")
-
 
 class DecoderRNN(StepDecoder):
     """The tutorial's decoder without attention: embedding, ReLU, GRU, linear.
@@ -273,23 +253,12 @@ class DecoderRNN(StepDecoder):
 
     Args:
         hidden_size: H.
-        output_size: V, the target vocabulary size.
-        dropout_p: taken so that every decoder is built alike; the tutorial's decoder without
-            attention has no dropout, and neither has this one.
-        score: must be None: there is no attention to score with.
+        output_size: V, the target vocabulary size. (No dropout and no score: the tutorial's
+            decoder without attention has neither.)
     """
 
-    def __init__(
-        self,
-        hidden_size: int,
-        output_size: int,
-        dropout_p: float = 0.1,
-        score: str | None = None,
-        input_feeding: bool = False,
-    ) -> None:
-        super().__init__(hidden_size, output_size, input_feeding)
-        if score is not None:
-            raise InputError(f"the gru decoder has no attention; score must be None, got {echo(score)}")
+    def __init__(self, hidden_size: int, output_size: int) -> None:
+        super().__init__(hidden_size, output_size)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
         self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)
         self.out = nn.Linear(hidden_size, output_size)
@@ -315,22 +284,15 @@ class AttnDecoderRNN(StepDecoder):
         hidden_size: H.
         output_size: V, the target vocabulary size.
         dropout_p: dropout on the embedded input token.
-        score: the score function's name (`DECODERS["bahdanau"].scores`); None gives the table's
-            default, ``"additive"`` (the paper's), which makes `attention` a `BahdanauAttention`.
+        score: the score function's name, one of `DECODERS["bahdanau"].scores`; the default is
+            the table's first, ``"additive"`` (the paper's), which makes `attention` a `BahdanauAttention`.
     """
 
     # --8<-- [start:init]
-    def __init__(
-        self,
-        hidden_size: int,
-        output_size: int,
-        dropout_p: float = 0.1,
-        score: str | None = None,
-        input_feeding: bool = False,
-    ) -> None:
-        super().__init__(hidden_size, output_size, input_feeding)
+    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = DROPOUT, score: str = "additive") -> None:
+        super().__init__(hidden_size, output_size)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
-        self.attention = build_attention(choose_score("bahdanau", score), hidden_size)  # "additive": BahdanauAttention
+        self.attention = build_attention(score, hidden_size)  # "additive": BahdanauAttention
         self.gru = nn.GRU(2 * hidden_size, hidden_size, batch_first=True)
         self.out = nn.Linear(hidden_size, output_size)
         self.dropout = nn.Dropout(dropout_p)
@@ -366,8 +328,8 @@ class LuongAttnDecoderRNN(StepDecoder):
         hidden_size: H.
         output_size: V, the target vocabulary size.
         dropout_p: dropout on the embedded input token.
-        score: the score function's name (`DECODERS["luong"].scores`); None gives the table's
-            default, ``"dot"``; ``"general"`` or ``"scaled_dot"`` give Luong's other variants.
+        score: the score function's name, one of `DECODERS["luong"].scores`; the default is the
+            table's first, ``"dot"``; ``"general"`` or ``"scaled_dot"`` give Luong's other variants.
         input_feeding: feed the previous attentional vector h~_{t-1} into the GRU with the token.
 
     Shapes:
@@ -375,15 +337,13 @@ class LuongAttnDecoderRNN(StepDecoder):
         logits, the next state and (B, 1, S) attention weights.
     """
 
-    feeds_input = True
-
     # --8<-- [start:luong_init]
     def __init__(
         self,
         hidden_size: int,
         output_size: int,
-        dropout_p: float = 0.1,
-        score: str | None = None,
+        dropout_p: float = DROPOUT,
+        score: str = "dot",
         input_feeding: bool = False,
     ) -> None:
         super().__init__(hidden_size, output_size, input_feeding)
@@ -391,7 +351,7 @@ class LuongAttnDecoderRNN(StepDecoder):
         self.dropout = nn.Dropout(dropout_p)
         feed_size = hidden_size if input_feeding else 0  # h~_{t-1} joins the token with input feeding
         self.gru = nn.GRU(hidden_size + feed_size, hidden_size, batch_first=True)  # input: the token (and h~_{t-1})
-        self.attention = build_attention(choose_score("luong", score), hidden_size)  # "dot" unless told otherwise
+        self.attention = build_attention(score, hidden_size)  # "dot" unless told otherwise
         self.concat = nn.Linear(2 * hidden_size, hidden_size)  # [value; s_t] -> H
         self.out = nn.Linear(hidden_size, output_size)
 
@@ -418,10 +378,21 @@ class LuongAttnDecoderRNN(StepDecoder):
 
 
 class DecoderKind(NamedTuple):
-    """A decoder of the table: its class and the scores it may use (the first is its default)."""
+    """A decoder of the table: its class and the scores it may use (the first is its default, as in the
+    class's own signature)."""
 
     decoder: type[StepDecoder]
     scores: tuple[str, ...]
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """What its constructor takes after ``(hidden_size, output_size)``: all that `build_model` passes it."""
+        return tuple(inspect.signature(self.decoder).parameters)[2:]
+
+    @property
+    def feeds_input(self) -> bool:
+        """Whether it can feed its previous output vector back (it takes `input_feeding`)."""
+        return "input_feeding" in self.options
 
 
 # --8<-- [start:decoders]
@@ -435,33 +406,58 @@ and the score functions it may use, the first being its default."""
 # --8<-- [end:decoders]
 
 
-def choose_score(decoder: str, score: str | None) -> str | None:
-    """The score the named decoder uses: `score`, or its default (the first of its scores) when None.
+def check_score(decoder: str, score: str | None) -> None:
+    """The named decoder exists and can use `score` (None: its default, whatever that is).
 
     Raises:
         InputError: an unknown decoder, or a score the decoder cannot use.
     """
     if not isinstance(decoder, str) or decoder not in DECODERS:
         raise InputError(f"unknown decoder {echo(decoder)}; choose one of {', '.join(sorted(DECODERS))}")
-    allowed = DECODERS[decoder].scores
     if score is None:
-        return allowed[0] if allowed else None
+        return
     check_score_name(score)
+    allowed = DECODERS[decoder].scores
     if score not in allowed:
         choices = f"one of {', '.join(allowed)}" if allowed else "none (it has no attention)"
         raise InputError(f"score {echo(score)} does not fit the {decoder} decoder; expected {choices}")
-    return score
 
 
-def check_input_feeding(decoder: type[StepDecoder], input_feeding: bool) -> None:
-    """The rule of input feeding, for `build_model`, `TrainConfig` and the decoders: only a feeding decoder feeds.
+def choose_score(decoder: str, score: str | None) -> str | None:
+    """The score the named decoder uses: `score`, or its default (the first of its scores) when None.
+
+    `build_model` resolves the score here once and passes the name it returns to the decoder.
+
+    Raises:
+        InputError: see `check_score`.
+    """
+    check_score(decoder, score)
+    allowed = DECODERS[decoder].scores
+    return score if score is not None else (allowed[0] if allowed else None)
+
+
+def check_target(vocab_size: int, sizes: dict[str, int], target: object, teacher_forcing_ratio: object) -> None:
+    """What the training loop takes besides the encoder's outputs: a (B, T) target of known words (when one is
+    given), and the ratio (for `StepDecoder.forward` and `Seq2Seq.forward`; `sizes` holds the batch's B)."""
+    if target is not None:
+        check_tensor("target_tensor", target, ("B", "T"), {"B": sizes["B"]}, dtype="long")
+        if target.size(1) == 0:
+            raise InputError("target_tensor must have at least one step, got T=0")
+        check_indices("target_tensor", target, vocab_size)
+    if not 0.0 <= teacher_forcing_ratio <= 1.0:
+        raise InputError(f"teacher_forcing_ratio must lie in [0, 1], got {teacher_forcing_ratio}")
+
+
+def check_input_feeding(decoder: str, input_feeding: bool) -> None:
+    """The rule of input feeding, for `build_model` and `TrainConfig`: only a feeding decoder feeds.
+    `decoder` is a key of `DECODERS`.
 
     Raises:
         InputError: input feeding asked of a decoder that cannot feed its output back.
     """
-    if input_feeding and not decoder.feeds_input:
-        feeding = ", ".join(name for name, kind in DECODERS.items() if kind.decoder.feeds_input)
+    if input_feeding and not DECODERS[decoder].feeds_input:
+        feeding = ", ".join(name for name, kind in DECODERS.items() if kind.feeds_input)
         raise InputError(
             f"input feeding needs a decoder that feeds its output back ({feeding}): the previous attentional "
-            f"vector joins the next token, which is Luong's; {decoder.__name__} cannot feed it"
+            f"vector joins the next token, which is Luong's; {DECODERS[decoder].decoder.__name__} cannot feed it"
         )

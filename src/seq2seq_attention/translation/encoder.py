@@ -7,6 +7,7 @@ from ..core.checks import Call, check_sizes, check_tokens, checked
 from ..core.errors import InputError
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
+from .defaults import DROPOUT
 
 
 class EncoderRNN(nn.Module):
@@ -29,7 +30,9 @@ class EncoderRNN(nn.Module):
         hidden: (1, B, H), the last state (the decoder's first state).
     """
 
-    def __init__(self, input_size: int, hidden_size: int, dropout_p: float = 0.1, bidirectional: bool = False) -> None:
+    def __init__(
+        self, input_size: int, hidden_size: int, dropout_p: float = DROPOUT, bidirectional: bool = False
+    ) -> None:
         super().__init__()
         check_sizes("EncoderRNN", input_size=input_size, hidden_size=hidden_size)
         check_bidirectional(hidden_size, bidirectional)

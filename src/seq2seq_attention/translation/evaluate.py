@@ -11,12 +11,13 @@ import numpy as np
 import sacrebleu
 from sacrebleu.significance import _bootstrap_resample, _compute_p_value  # sacrebleu 2.x (pinned below 3)
 
+from ..core.batching import DECODE_BATCH_SIZE
 from ..core.checks import Call, checked, checks_of
 from ..core.errors import InputError, echo
 from ..core.vocabulary import Vocabularies
 from .corpus import Pair
-from .decoders import MAX_LENGTH
 from .model import Seq2Seq
+from .search import MAX_LENGTH
 from .translator import translate
 
 BOOTSTRAP_SAMPLES = 1000
@@ -76,7 +77,7 @@ def evaluate(
     *,
     split: str | None = None,
     max_length: int = MAX_LENGTH,
-    batch_size: int = 256,
+    batch_size: int = DECODE_BATCH_SIZE,
     beam_size: int = 1,
     length_penalty: float = 1.0,
 ) -> Evaluation:

@@ -1,6 +1,12 @@
-"""The whole translator: an encoder and a decoder, chosen by name from one registry."""
+"""The whole translator: an encoder and a decoder, chosen by name from one registry.
+
+`Seq2Seq.forward` trains through the decoder's loop when it has a target, and decodes greedily
+through the search loop (`search.greedy_search`) when it has none: the model drives the search,
+the decoders know nothing of it.
+"""
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from ..core.batching import lengths_to_mask
@@ -16,9 +22,10 @@ from ..core.checks import (
     checked,
 )
 from ..core.errors import InputError, echo
-from .decoders import DECODERS, StepDecoder, check_input_feeding, check_loop_arguments, choose_score
+from .decoders import DECODERS, StepDecoder, check_input_feeding, check_score, check_target, choose_score
+from .defaults import DROPOUT, HIDDEN_SIZE
 from .encoder import EncoderRNN, check_bidirectional
-from .search import MAX_LENGTH
+from .search import MAX_LENGTH, check_steps, greedy_search
 
 
 class Seq2Seq(nn.Module):
@@ -50,6 +57,17 @@ class Seq2Seq(nn.Module):
         """The vocabulary sizes the model was built for, by side (checked against a checkpoint's vocabularies)."""
         return {"source": self.encoder.embedding.num_embeddings, "target": self.decoder.output_size}
 
+    def _check_encode(self, call: Call) -> dict[str, int]:
+        """`source` (B, S) and `lengths` (B,) as the encoder reads them, and the mask when given."""
+        source, lengths, source_mask = call.source, call.lengths, call.source_mask
+        sizes = check_tensor("source", source, ("B", "S"), dtype="long")
+        check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
+        check_tokens(self.encoder, source, lengths, self.encoder.embedding.num_embeddings)
+        if source_mask is not None:
+            check_tensor("source_mask", source_mask, ("B", "S"), sizes, dtype="bool")
+            check_same_device(source=source, source_mask=source_mask)
+        return sizes
+
     @checked("_check_encode")
     # --8<-- [start:encode]
     def encode(
@@ -66,6 +84,15 @@ class Seq2Seq(nn.Module):
 
     # --8<-- [end:encode]
 
+    def _check_forward(self, call: Call) -> None:
+        """`forward`'s arguments: those of `encode`, then the target (or, without one, `max_length`) and the ratio."""
+        sizes = self._check_encode(call)
+        if call.target is None:
+            check_steps(call.max_length)
+        check_target(self.decoder.output_size, sizes, call.target, call.teacher_forcing_ratio)
+        if call.target is not None:
+            check_same_device(source=call.source, target=call.target)
+
     @checked("_check_forward")
     # --8<-- [start:forward]
     def forward(
@@ -79,12 +106,15 @@ class Seq2Seq(nn.Module):
         source_mask: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         encoder_outputs, encoder_hidden, source_mask = self.encode(source, lengths, source_mask)
+        if target is None:  # nothing to learn from: decode greedily (the one free-running loop, `search.py`)
+            state = self.decoder.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once
+            _, logits, attentions, _ = greedy_search(self.decoder.forward_step, state, max_length)  # (B, T, V)
+            return F.log_softmax(logits, dim=-1), attentions  # (B, T, V), (B, T, S) or None
         log_probs, _, attentions = self.decoder(
             encoder_outputs,
             encoder_hidden,  # the context vector: the decoder's first state
             target,
             source_mask,
-            max_length=max_length,
             teacher_forcing_ratio=teacher_forcing_ratio,
             coin_per_step=coin_per_step,
         )  # (B, T, V), (B, T, S) or None
@@ -92,29 +122,11 @@ class Seq2Seq(nn.Module):
 
     # --8<-- [end:forward]
 
-    def _check_encode(self, call: Call) -> dict[str, int]:
-        """`source` (B, S) and `lengths` (B,) as the encoder reads them, and the mask when given."""
-        source, lengths, source_mask = call.source, call.lengths, call.source_mask
-        sizes = check_tensor("source", source, ("B", "S"), dtype="long")
-        check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
-        check_tokens(self.encoder, source, lengths, self.encoder.embedding.num_embeddings)
-        if source_mask is not None:
-            check_tensor("source_mask", source_mask, ("B", "S"), sizes, dtype="bool")
-            check_same_device(source=source, source_mask=source_mask)
-        return sizes
-
-    def _check_forward(self, call: Call) -> None:
-        """`forward`'s arguments: those of `encode`, then what the decoder's loop takes."""
-        sizes = self._check_encode(call)
-        check_loop_arguments(self.decoder.output_size, sizes, call.target, call.max_length, call.teacher_forcing_ratio)
-        if call.target is not None:
-            check_same_device(source=call.source, target=call.target)
-
 
 def _check_build(call: Call) -> None:
     """`build_model`'s arguments: the decoder and score first, then each value's type and range, then the rules
     between them (an even H for a bidirectional encoder, input feeding for a feeding decoder)."""
-    choose_score(call.decoder, call.score)
+    check_score(call.decoder, call.score)  # validated here; `build_model` resolves it, once
     for name in ("src_vocab_size", "tgt_vocab_size", "hidden_size"):
         check_size(name, call[name])
     check_dropout("dropout", call.dropout)
@@ -129,8 +141,8 @@ def build_model(
     decoder: str,
     src_vocab_size: int,
     tgt_vocab_size: int,
-    hidden_size: int = 256,
-    dropout: float = 0.1,
+    hidden_size: int = HIDDEN_SIZE,
+    dropout: float = DROPOUT,
     score: str | None = None,
     *,
     bidirectional: bool = False,
@@ -159,7 +171,10 @@ def build_model(
     """
     score = choose_score(decoder, score)  # None: the decoder's default, the first of its scores
     encoder = EncoderRNN(src_vocab_size, hidden_size, dropout, bidirectional)
-    model = Seq2Seq(encoder, DECODERS[decoder].decoder(hidden_size, tgt_vocab_size, dropout, score, input_feeding))
+    kind = DECODERS[decoder]
+    options = {"dropout_p": dropout, "score": score, "input_feeding": input_feeding}
+    taken = {name: options[name] for name in kind.options}  # each decoder gets only what it takes
+    model = Seq2Seq(encoder, kind.decoder(hidden_size, tgt_vocab_size, **taken))
     if tie_embeddings:
         model.decoder.out.weight = model.decoder.embedding.weight  # (V, H): one matrix reads and writes words
     model.config = {
@@ -195,7 +210,7 @@ def check_architecture(
             raise InputError(f"{name} must be True or False, got {echo(value)}")
     check_size("hidden_size", hidden_size)
     check_bidirectional(hidden_size, bidirectional)
-    check_input_feeding(DECODERS[decoder].decoder, input_feeding)
+    check_input_feeding(decoder, input_feeding)
 
 
 register_task("translation", build_model, "a translator")

@@ -21,9 +21,8 @@ from ..core.fonts import label
 from ..core.tokens import EOS_IDX
 from ..core.vocabulary import Vocabularies
 from .corpus import MAX_WORDS
-from .decoders import MAX_LENGTH
 from .model import Seq2Seq
-from .search import check_steps, greedy_decode
+from .search import MAX_LENGTH, check_steps, greedy_decode
 from .translator import check_translator, prepare_sentences
 
 ATTENTION_CMAP = "gray"

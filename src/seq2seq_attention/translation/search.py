@@ -2,9 +2,10 @@
 
 The loops drive any step function with the decoders' interface (`Step`: a `StepDecoder`'s
 `forward_step`, or the exported graphs' adapter) and a state with `keys` and `select`; they import
-no decoder, so the decoders' own free-running path (a decoder called without a target) uses
-`greedy_search` too. What a user passes in is checked by the `_check_*` functions of this module,
-where the user calls (`checked`); sentences are turned into batches by `translator.py`.
+no decoder (the decoders import no search either: a decoder's `forward` is the training loop), and
+`Seq2Seq.forward` without a target decodes through `greedy_search` too. What a user passes in is
+checked by the `_check_*` function just above each loop, where the user calls (`checked`); sentences
+are turned into batches by `translator.py`.
 """
 
 import math
@@ -49,18 +50,6 @@ def check_steps(max_length: object, beam_size: object = 1, length_penalty: objec
     check_count("beam_size", beam_size, MAX_BEAM)
 
 
-def _check_decode(call: Call) -> None:
-    """`greedy_decode`'s and `beam_search_decode`'s arguments, with what the encoder reads checked here once."""
-    source, lengths, model, max_length = call.source, call.lengths, call.model, call.max_length
-    sizes = check_tensor("source", source, ("B", "S"), dtype="long")
-    beam = {name: call[name] for name in ("beam_size", "length_penalty") if name in call}  # beam search's only
-    check_steps(MAX_LENGTH if max_length is None else max_length, **beam)
-    if sizes["B"] == 0:
-        raise InputError("source must hold at least one sentence, got B=0")
-    check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
-    check_tokens(model.encoder, source, lengths, model.encoder.embedding.num_embeddings)
-
-
 class Step(Protocol):
     """The decoder's step interface: `forward_step` of a `StepDecoder`, or of the exported graphs' adapter."""
 
@@ -80,11 +69,6 @@ def _check_greedy_search(call: Call) -> None:
         raise InputError(f"prefix must have at most max_length={max_length} words, got P={sizes['P']}")
 
 
-def _check_beam_search(call: Call) -> None:
-    beam_size, max_length, length_penalty = call.beam_size, call.max_length, call.length_penalty
-    check_steps(MAX_LENGTH if max_length is None else max_length, beam_size, length_penalty)
-
-
 @checked(_check_greedy_search)
 # --8<-- [start:greedy_search]
 def greedy_search(
@@ -92,7 +76,7 @@ def greedy_search(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, "DecoderState"]:
     """Feed each step's most likely word back in, until every sentence has said `<eos>`.
 
-    The one free-running loop of the package: `greedy_decode`, a decoder called without a
+    The one free-running loop of the package: `greedy_decode`, a `Seq2Seq` called without a
     target and the exported graphs all decode through it. With a `prefix`, its P words are
     the first P outputs whatever the model prefers (teacher forcing by hand, as on the live
     page), and the model continues greedily from there.
@@ -127,6 +111,11 @@ def greedy_search(
 
 
 # --8<-- [end:greedy_search]
+
+
+def _check_beam_search(call: Call) -> None:
+    beam_size, max_length, length_penalty = call.beam_size, call.max_length, call.length_penalty
+    check_steps(MAX_LENGTH if max_length is None else max_length, beam_size, length_penalty)
 
 
 @checked(_check_beam_search)
@@ -207,6 +196,18 @@ def beam_search(
 
 
 # --8<-- [end:beam_search]
+
+
+def _check_decode(call: Call) -> None:
+    """`greedy_decode`'s and `beam_search_decode`'s arguments, with what the encoder reads checked here once."""
+    source, lengths, model, max_length = call.source, call.lengths, call.model, call.max_length
+    sizes = check_tensor("source", source, ("B", "S"), dtype="long")
+    beam = {name: call[name] for name in ("beam_size", "length_penalty") if name in call}  # beam search's only
+    check_steps(MAX_LENGTH if max_length is None else max_length, **beam)
+    if sizes["B"] == 0:
+        raise InputError("source must hold at least one sentence, got B=0")
+    check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
+    check_tokens(model.encoder, source, lengths, model.encoder.embedding.num_embeddings)
 
 
 @checked(_check_decode)

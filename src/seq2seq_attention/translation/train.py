@@ -4,7 +4,6 @@ The run's settings (`TrainConfig`) live in `config.py`, the loader of a trained 
 """
 
 import contextlib
-import functools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -16,8 +15,9 @@ from torch import nn
 from torch.optim.lr_scheduler import LRScheduler
 from torch.utils.data import DataLoader
 
-from ..core.batching import Batch
+from ..core.batching import DECODE_BATCH_SIZE, Batch
 from ..core.checkpoint import restore_training_state, save_checkpoint
+from ..core.checks import Call, checked
 from ..core.errors import InputError
 from ..core.files import LOCK_NAME, folder_lock
 from ..core.tokens import PAD_IDX
@@ -33,7 +33,6 @@ from .corpus import (
     make_loader,
     split_pairs,
 )
-from .decoders import choose_score
 from .evaluate import Evaluation, evaluate
 from .model import Seq2Seq, build_model
 from .translator import load_translator
@@ -114,21 +113,15 @@ def train_step(
 # --8<-- [end:train_step]
 
 
-def _check_initialize(function: Callable[[nn.Module, str], None]) -> Callable[[nn.Module, str], None]:
-    """`initialize`'s boundary: refuse an initialisation it does not know (a wrong name must not pass as PyTorch's)."""
-
-    @functools.wraps(function)
-    def checked(model: nn.Module, init: str) -> None:
-        if not isinstance(model, nn.Module):
-            raise InputError(f"initialize needs a torch.nn.Module, got {type(model).__name__}")
-        if not isinstance(init, str) or init not in INITIALIZATIONS:
-            raise InputError(f"init must be one of {', '.join(INITIALIZATIONS)}, got {init!r}")
-        function(model, init)
-
-    return checked
+def _check_initialize(call: Call) -> None:
+    """`initialize`'s arguments: a module, and an initialisation it knows (a wrong name must not pass as PyTorch's)."""
+    if not isinstance(call.model, nn.Module):
+        raise InputError(f"initialize needs a torch.nn.Module, got {type(call.model).__name__}")
+    if not isinstance(call.init, str) or call.init not in INITIALIZATIONS:
+        raise InputError(f"init must be one of {', '.join(INITIALIZATIONS)}, got {call.init!r}")
 
 
-@_check_initialize
+@checked(_check_initialize)
 # --8<-- [start:initialize]
 @torch.no_grad()
 def initialize(model: nn.Module, init: str) -> None:
@@ -167,7 +160,9 @@ def make_criterion(config: TrainConfig) -> nn.Module:
 
 
 @torch.no_grad()
-def mean_loss(model: Seq2Seq, dataset: TranslationDataset, device: torch.device, batch_size: int = 256) -> float:
+def mean_loss(
+    model: Seq2Seq, dataset: TranslationDataset, device: torch.device, batch_size: int = DECODE_BATCH_SIZE
+) -> float:
     """Teacher-forced loss per target token over a dataset, without touching the training RNG."""
     criterion = nn.NLLLoss(ignore_index=PAD_IDX, reduction="sum")
     was_training = model.training
@@ -307,8 +302,10 @@ def _train(
     measure_bleu: bool,
     keep_training_state: bool,
 ) -> TrainResult:
-    train_pairs, test_pairs = _split_data(config, pairs, device, log)
+    train_pairs, test_pairs, counts = _split_data(config, pairs)
     run = _start_run(config, train_pairs, test_pairs, resume_from, device, init_from)
+    score = run.model.config["score"]  # as `build_model` resolved it (the decoder's default when not given)
+    log(f"{counts}; decoder={config.decoder} score={score or 'none'} H={config.hidden_size} device={device}")
     stopped_by_budget = _train_epochs(config, run, directory, device, progress, log)
     run.model.eval()
     split_name = config.split if config.eval_split == "test" else f"{config.split}:{config.eval_split}"
@@ -319,10 +316,9 @@ def _train(
     return TrainResult(run.model, run.vocabs, run.history, stopped_by_budget, evaluation)
 
 
-def _split_data(
-    config: TrainConfig, pairs: Sequence[Pair] | None, device: torch.device, log: Callable[[str], None]
-) -> tuple[list[Pair], list[Pair]]:
-    """The (training, held-out) pairs of `pairs`, or of the bundled corpus filtered by `config.max_words`.
+def _split_data(config: TrainConfig, pairs: Sequence[Pair] | None) -> tuple[list[Pair], list[Pair], str]:
+    """The (training, held-out) pairs of `pairs`, or of the bundled corpus filtered by `config.max_words`, and
+    their counts in words for the log.
 
     The held-out pairs are those of `config.eval_split` (the development pairs with ``"dev"``).
     """
@@ -331,12 +327,7 @@ def _split_data(
     if not train_pairs:
         raise InputError("no training pairs: the filter or the split left nothing to train on")
     held_out = "held out" if config.eval_split == "test" else config.eval_split
-    log(
-        f"{len(pairs)} pairs ({len(train_pairs)} train, {len(test_pairs)} {held_out}); "
-        f"decoder={config.decoder} score={choose_score(config.decoder, config.score) or 'none'} "
-        f"H={config.hidden_size} device={device}"
-    )
-    return train_pairs, test_pairs
+    return train_pairs, test_pairs, f"{len(pairs)} pairs ({len(train_pairs)} train, {len(test_pairs)} {held_out})"
 
 
 def _start_run(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from ..core.batching import collate
+from ..core.batching import DECODE_BATCH_SIZE, collate
 from ..core.checkpoint import Checkpoint, load_checkpoint
 from ..core.checks import Call, check_count, checked, checks_of
 from ..core.config import saved_setting
@@ -161,7 +161,7 @@ def translate(
     max_words: int = MAX_WORDS,
     max_length: int = MAX_LENGTH,
     unknown: str = "error",
-    batch_size: int = 256,
+    batch_size: int = DECODE_BATCH_SIZE,
     beam_size: int = 1,
     length_penalty: float = 1.0,
 ) -> list[str]:
