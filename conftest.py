@@ -131,16 +131,35 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             result.append(item)
             continue
         fence = item.test_definition
-        if not fence_runs.picks_device(fence.source):
-            result.append(FenceItem.from_parent(item.parent, name=f"{item.name}[{NO_DEVICE}]", test_definition=fence))
-            continue
-        for device in devices:
-            clone = FenceItem.from_parent(item.parent, name=f"{item.name}[{device}]", test_definition=fence)
-            clone.add_marker(pytest.mark.device(device))
-            if device == "cuda" and not cuda_ok:
+        slow = _recorded_seconds(item) > SLOW_FENCE_S
+        tags = devices if fence_runs.picks_device(fence.source) else [NO_DEVICE]
+        for tag in tags:
+            clone = FenceItem.from_parent(item.parent, name=f"{item.name}[{tag}]", test_definition=fence)
+            if tag != NO_DEVICE:
+                clone.add_marker(pytest.mark.device(tag))
+            if tag == "cuda" and not cuda_ok:
                 clone.add_marker(pytest.mark.skip(reason="CUDA is not available on this machine"))
+            if slow:
+                clone.add_marker(pytest.mark.slow)
             result.append(clone)
     items[:] = result
+
+
+SLOW_FENCE_S = 5.0
+"""A fence whose last recorded CPU run took longer (seconds) is `slow`: the quick tier leaves it out, a full run not."""
+
+
+def _recorded_seconds(item: MarkdownInlinePythonItem) -> float:
+    """How long the fence's last recorded CPU run took (0 when the record has none for this code)."""
+    global _record
+    if _record is None:
+        _record = fence_runs.load(Path(item.config.rootpath) / "docs" / fence_runs.RECORD_NAME)
+    fence = _fence_of(item)
+    run = _record.get(fence.key, {}).get(fence.cpu_tag) if fence else None
+    return float(run["seconds"]) if run else 0.0
+
+
+_record: dict[str, dict[str, dict]] | None = None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -166,7 +185,7 @@ _recorded: list[str] = []
 _page_fences: dict[Path, dict[int, "fence_runs.Fence"]] = {}
 
 
-def _fence_of(item: FenceItem) -> "fence_runs.Fence | None":
+def _fence_of(item: MarkdownInlinePythonItem) -> "fence_runs.Fence | None":
     """The fence an item runs, found by its line among the page's spec fences (as the record reads them)."""
     path = Path(item.path)
     if path not in _page_fences:

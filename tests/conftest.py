@@ -180,7 +180,7 @@ the very end), each group in its collected order: the work gets the time of the 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "site: builds the site, drives a browser, runs the notebooks or reads the accessibility audit "
-        "(set from the fixtures a test uses; `python -m pytest -m 'not site'` is the quick tier)"
+        "(set from the fixtures a test uses; the quick tier, `-m 'not site and not slow'`, leaves it out)"
     )  # fmt: skip
 
 

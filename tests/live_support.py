@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import torch
-from support import ROOT
+from support import ROOT, tiny_translator
 
 from seq2seq_attention import collate, load_checkpoint, load_pairs, split_pairs
 from seq2seq_attention.core.tokens import EOS_IDX
@@ -128,10 +128,9 @@ def checkpoint_with_max_words(path: Path, max_words: int) -> Path:
     Its vocabularies are the packaged model's, so that its export can stand in for the page's Bahdanau model
     beside the shipped Luong graphs (which share them).
     """
-    from seq2seq_attention import build_model, save_checkpoint
+    from seq2seq_attention import save_checkpoint
 
     vocabs = load_checkpoint(CHECKPOINTS["bahdanau"]).vocabs
-    torch.manual_seed(0)
-    model = build_model("bahdanau", len(vocabs.source), len(vocabs.target), hidden_size=8).eval()
+    model = tiny_translator("bahdanau", vocabs)
     save_checkpoint(path, model, vocabs, training={"config": {"max_words": max_words, "split": "by_english"}})
     return path

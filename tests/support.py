@@ -1,8 +1,10 @@
-"""Helpers several test modules share: what a folder holds, a script of scripts/ loaded as a module, a notebook run.
+"""Helpers several test modules share: what a folder holds, a script of scripts/ loaded as a module, a notebook run,
+tiny models and configs, and the check that a call is refused.
 
 (The hooks in hooks/ need no loader: pyproject.toml puts hooks/ on pytest's path, so `import excerpts` works.)
 """
 
+import functools
 import importlib.util
 from pathlib import Path
 from types import ModuleType
@@ -37,3 +39,81 @@ def notebook_run(folder: Path, page: str) -> tuple[dict, str]:
     error = run / "error.txt"
     failed = error.read_text(encoding="utf-8") if error.exists() else ""
     return nbformat.read(run / "executed.ipynb", as_version=4), failed
+
+
+# Tiny models: one translator, one classifier and one training config, seeded, for every test module -------------
+
+TINY_PAIRS = (("je suis la .", "i am here ."), ("il est grand .", "he is tall ."), ("je suis grand .", "i am tall ."))
+"""Three French-English pairs: the vocabularies of `tiny_vocabs` (je, suis, la, il, est, grand, .)."""
+
+
+@functools.cache
+def tiny_vocabs():
+    """The `Vocabularies` of `TINY_PAIRS` (built once; treat it as read-only)."""
+    from seq2seq_attention.translation.corpus import Pair, build_vocabularies
+
+    return build_vocabularies([Pair(*pair) for pair in TINY_PAIRS])
+
+
+def tiny_translator(decoder: str = "bahdanau", vocabs=None, *, seed: int = 0, **options):
+    """A translator of hidden size 8, built after `torch.manual_seed(seed)`, in eval mode (no dropout: `.train()`
+    to train it). `vocabs` is a `Vocabularies` or a (source size, target size) pair, `tiny_vocabs()` when None;
+    `options` go to `build_model` (`score=`, `bidirectional=`, ...)."""
+    import torch
+
+    from seq2seq_attention.translation.model import build_model
+
+    vocabs = tiny_vocabs() if vocabs is None else vocabs
+    sizes = (len(vocabs.source), len(vocabs.target)) if hasattr(vocabs, "source") else vocabs
+    torch.manual_seed(seed)
+    return build_model(decoder, *sizes, **{"hidden_size": 8, **options}).eval()
+
+
+def tiny_classifier(kind: str = "attention", vocab_size: int = 13, *, seed: int = 0):
+    """A sentiment classifier of `kind` with embeddings of 6, a dense layer of 5 (and for the BiLSTM ones a hidden
+    size of 4 and an attention size of 3), built after `torch.manual_seed(seed)`, in eval mode."""
+    import torch
+
+    from seq2seq_attention.sentiment.classifier import build_classifier
+
+    options = {"embedding_size": 6, "dense_size": 5}
+    if kind != "mean":
+        options.update(hidden_size=4, attention_size=3)
+    torch.manual_seed(seed)
+    return build_classifier(kind, vocab_size, **options).eval()
+
+
+def tiny_config(decoder: str = "gru", **changes):
+    """A `TrainConfig` that trains in seconds: hidden size 8, batches of 4, 2 epochs, seed 3 (`changes` override)."""
+    from seq2seq_attention.translation.train import TrainConfig
+
+    settings = dict(decoder=decoder, hidden_size=8, batch_size=4, epochs=2, teacher_forcing_ratio=0.5, seed=3)
+    return TrainConfig(**{**settings, **changes})
+
+
+def refused(call, *words: str) -> str:
+    """Run `call`, expect one `InputError` whose message holds every one of `words`; return the message."""
+    import pytest
+
+    from seq2seq_attention.core.errors import InputError
+
+    with pytest.raises(InputError) as error:
+        call()
+    message = str(error.value)
+    for word in words:
+        assert word in message, (word, message)
+    return message
+
+
+def random_tokens(*shape: int, vocab_size: int = 11, device: str = "cpu"):
+    """Token indices of `shape` drawn from [4, vocab_size): words only, no padding, <sos>, <eos> or <unk>."""
+    import torch
+
+    return torch.randint(4, vocab_size, shape, device=device)
+
+
+def evaluation(hypotheses: list[str], references: list[str]):
+    """An `Evaluation` of `hypotheses` against `references` with every score 0 (what `compare` reads is the lists)."""
+    from seq2seq_attention.translation.evaluate import Evaluation
+
+    return Evaluation(0.0, 0.0, 0.0, 0.0, "", None, list(references), list(references), list(hypotheses))

@@ -155,6 +155,7 @@ def test_greedy_and_beam_search_decode_a_feeding_bidirectional_tied_model():
 PAIRS = load_pairs()[:24]  # a few bundled pairs: some land in the held-out split
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "switches",
     [
@@ -205,6 +206,7 @@ def test_a_checkpoint_saved_before_the_switches_loads_with_them_off(tmp_path):
     assert loaded.decoder.out.weight is not loaded.decoder.embedding.weight
 
 
+@pytest.mark.slow
 def test_export_refuses_input_feeding_and_exports_a_bidirectional_encoder(tmp_path):
     onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
     import numpy as np

@@ -1,16 +1,53 @@
 """`checked`: a check reads its function's own signature (a `Call` of bound arguments, defaults applied), so no
 check restates a parameter or a default; the outermost call checks, nested ones do not, and `checks_of` is the one
-explicit way to check what a function computes and passes on."""
+explicit way to check what a function computes and passes on.
+
+At the boundary: random Python types at each public entry point give an `InputError` or a result, never a
+`TypeError` or `AttributeError` from deep inside; an argument a check reads before its function (a one-shot
+iterator) is refused, and what a checked function hands on is checked where its own check does not cover it.
+"""
 
 import importlib
 import inspect
 import pkgutil
+from pathlib import Path
 
 import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support import TINY_PAIRS, evaluation, refused, tiny_classifier, tiny_translator, tiny_vocabs
 
 import seq2seq_attention
+from seq2seq_attention import (
+    EncoderRNN,
+    MeanEmbeddingClassifier,
+    SentimentClassifier,
+    Vocabulary,
+    build_attention,
+    build_model,
+    collate,
+    lengths_to_mask,
+    load_checkpoint,
+    load_pairs,
+    normalize_string,
+    save_checkpoint,
+    split_pairs,
+    translate,
+)
 from seq2seq_attention.core.checks import Call, checked, checks_of
 from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.sentiment.data import tokenize
+from seq2seq_attention.sentiment.figures import plot_word_attention
+from seq2seq_attention.sentiment.train import predict
+from seq2seq_attention.translation.corpus import Pair
+from seq2seq_attention.translation.evaluate import bootstrap_interval, compare, evaluate
+from seq2seq_attention.translation.plotting import plot_attention, sentence_attention
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+VOCABS = tiny_vocabs()
+PAIRS = [Pair(*pair) for pair in TINY_PAIRS]
 
 
 def _checked_functions():
@@ -185,3 +222,123 @@ def test_each_decoder_takes_only_what_it_uses():
     assert [name for name, kind in DECODERS.items() if kind.feeds_input] == ["luong"]
     with pytest.raises(TypeError):
         DECODERS["gru"].decoder(4, 5, score="dot")
+
+
+# Arguments a check reads before its function runs, and what a checked function hands on --------------------
+
+
+def test_a_one_shot_iterator_is_refused_where_a_check_reads_the_argument_before_the_function():
+    vocab = Vocabulary.from_sentences("eng", ["i am here ."])
+    refused(lambda: vocab.decode(iter([4, 5, 2])), "indices must be a list", "list_iterator")
+    assert vocab.decode([4, 5, 2]) == vocab.decode((4, 5, 2)) == vocab.decode(torch.tensor([4, 5, 2])) == "i am"
+    pairs = [Pair("je suis la .", "i am here .")]
+    refused(lambda: split_pairs(p for p in pairs), "pairs must be a list", "generator")
+    refused(lambda: load_pairs(prefixes=(p for p in ["i am "])), "prefixes must be a list")
+
+
+def test_what_a_checked_function_hands_on_is_still_checked_where_its_own_check_does_not_cover_it():
+    """A call made inside a checked function skips the callee's check; these callers check for it."""
+    refused(
+        lambda: evaluate(tiny_translator(), VOCABS, [Pair("je suis la .", "i am here .")], beam_size=0), "beam_size"
+    )
+    refused(
+        lambda: evaluate(tiny_translator(), VOCABS, [Pair("je suis la .", "i am here .")], batch_size=True),
+        "batch_size",
+    )
+    refused(
+        lambda: translate(tiny_translator(), VOCABS, ["je suis petit ."]), "sentence 1 has unknown fra word(s) 'petit'"
+    )
+
+
+# Random Python types at each public entry point give an InputError or a result, never a TypeError or an
+# AttributeError from deep inside --------------------------------------------------------------------------
+
+
+ODD_VALUES = st.one_of(
+    st.none(),
+    st.binary(max_size=8),
+    st.integers(-5, 5),
+    st.floats(allow_nan=True),
+    st.booleans(),
+    st.lists(st.integers(0, 3), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.text(max_size=8),
+    st.just(object()),
+    st.just([None]),
+    st.just(["je", b"suis"]),
+)
+
+
+def _entry_points():
+    model, sentiment = tiny_translator(), tiny_classifier()
+    weights = torch.full((2, 3), 1 / 3)
+    good_eval = evaluation(["i am here ."], ["i am here ."])
+    return {
+        "translate": (translate, {"model": model, "vocabs": VOCABS, "sentences": ["je suis la ."]}),
+        "translate-options": (
+            lambda **kw: translate(model, VOCABS, ["je suis la ."], **kw),
+            {
+                "max_words": 6,
+                "max_length": 5,
+                "unknown": "error",
+                "batch_size": 4,
+                "beam_size": 1,
+                "length_penalty": 1.0,
+            },
+        ),
+        "sentence_attention": (sentence_attention, {"model": model, "vocabs": VOCABS, "sentence": "je suis la ."}),
+        "evaluate": (lambda **kw: evaluate(model, VOCABS, **kw), {"pairs": PAIRS}),
+        "bootstrap_interval": (bootstrap_interval, {"hypotheses": ["i am ."], "references": ["i am ."]}),
+        "compare": (compare, {"baseline": good_eval, "system": good_eval}),
+        "encode": (VOCABS.source.encode, {"sentence": "je suis la ."}),
+        "decode": (VOCABS.target.decode, {"indices": [4, 5, 2]}),
+        "normalize_string": (normalize_string, {"s": "Je suis là."}),
+        "split_pairs": (split_pairs, {"pairs": PAIRS, "split": "by_english"}),
+        "plot_attention": (
+            plot_attention,
+            {"weights": weights, "source_words": ["a", "b", "c"], "output_words": ["x", "y"]},
+        ),
+        "plot_word_attention": (
+            lambda **kw: plot_word_attention(**kw, path=Path(__file__) / "never.png"),  # under a file: OSError
+            {"words": [["a", "b"]], "weights": [[0.5, 0.5]], "titles": ["t"]},
+        ),
+        "predict": (lambda **kw: predict(sentiment, **kw), {"sequences": [[4, 5]]}),
+        "tokenize": (tokenize, {"text": "a good movie"}),
+        "load_checkpoint": (load_checkpoint, {"path": "/nonexistent-checkpoint"}),
+        "load_pairs": (load_pairs, {"max_words": 3, "prefixes": ("i am ",), "path": "/nonexistent-corpus.txt"}),
+        "build_model": (build_model, dict(decoder="gru", src_vocab_size=5, tgt_vocab_size=5, hidden_size=4)),
+        "collate": (collate, {"examples": [([4, 2], [5, 2]), ([4], 1)]}),
+        "lengths_to_mask": (lengths_to_mask, {"lengths": torch.tensor([2, 1]), "max_length": 2}),
+        "EncoderRNN": (EncoderRNN, {"input_size": 5, "hidden_size": 4}),
+        "SentimentClassifier": (SentimentClassifier, dict(vocab_size=5, embedding_size=4, hidden_size=2, dense_size=2)),
+        "MeanEmbeddingClassifier": (MeanEmbeddingClassifier, dict(vocab_size=5, embedding_size=4, dense_size=2)),
+        "build_attention": (build_attention, {"name": "dot", "hidden_size": 4}),
+    }
+
+
+ENTRY_POINTS = _entry_points()
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(sorted(ENTRY_POINTS)), data=st.data())
+def test_random_types_at_each_public_entry_point_give_an_input_error(name, data):
+    function, arguments = ENTRY_POINTS[name]
+    argument = data.draw(st.sampled_from(sorted(arguments)), label="argument")
+    value = data.draw(ODD_VALUES, label="value")
+    try:
+        function(**{**arguments, argument: value})
+    except InputError as error:
+        assert str(error) and len(str(error)) < 700
+    except OSError:
+        assert name == "plot_word_attention"  # a well-typed call reached the folder (a file)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(argument=st.sampled_from(["model", "vocabs", "training", "optimizer"]), value=ODD_VALUES)
+def test_random_types_into_save_checkpoint_give_an_input_error(tmp_path_factory, argument, value):
+    directory = tmp_path_factory.mktemp("save") / "checkpoint"
+    arguments = {"model": tiny_translator(), "vocabs": VOCABS, "training": {}, "optimizer": None}
+    try:
+        save_checkpoint(directory, **{**arguments, argument: value})
+    except InputError as error:
+        assert str(error) and not directory.exists()

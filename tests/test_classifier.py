@@ -1,11 +1,14 @@
 """The sentiment data, the BiLSTM + attention classifier, its baselines, checkpoints and commands."""
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import random_tokens, tiny_classifier
 
 from seq2seq_attention.cli import main
 from seq2seq_attention.core.batching import collate
@@ -25,17 +28,10 @@ from seq2seq_attention.sentiment.data import (
     split_examples,
     tokenize,
 )
+from seq2seq_attention.sentiment.figures import plot_word_attention
 from seq2seq_attention.sentiment.train import SentimentConfig, accuracy, load_classifier, predict, train_classifier
 
 V = 13
-
-
-def tiny(kind: str = "attention") -> torch.nn.Module:
-    torch.manual_seed(0)
-    options = {"embedding_size": 6, "dense_size": 5}
-    if kind != "mean":
-        options.update(hidden_size=4, attention_size=3)
-    return build_classifier(kind, V, **options)
 
 
 def padded_batch(lengths: list[int], extra: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -59,7 +55,7 @@ batches = st.tuples(
 def test_padded_positions_get_exactly_zero_attention(case):
     lengths, extra, seed, training = case
     tokens, lengths_t = padded_batch(lengths, extra, seed)
-    model = tiny().train(training)
+    model = tiny_classifier().train(training)
     logits, weights = model(tokens, lengths_t)
     B, S = tokens.shape
     assert logits.shape == (B,)
@@ -74,7 +70,7 @@ def test_padded_positions_get_exactly_zero_attention(case):
 @given(batches, st.sampled_from(["attention", "bilstm", "mean"]))
 def test_extra_padding_changes_nothing(case, kind):
     lengths, extra, seed, _ = case
-    model = tiny(kind).eval()
+    model = tiny_classifier(kind).eval()
     tokens, lengths_t = padded_batch(lengths, 0, seed)
     longer = torch.cat([tokens, torch.full((len(lengths), extra + 1), PAD_IDX)], dim=1)
     logits, weights = model(tokens, lengths_t)
@@ -87,7 +83,7 @@ def test_extra_padding_changes_nothing(case, kind):
 
 
 def test_each_sentence_is_classified_as_if_alone():
-    model = tiny().eval()
+    model = tiny_classifier().eval()
     tokens, lengths = padded_batch([7, 2, 5], 0, seed=3)
     logits, weights = model(tokens, lengths)
     for b, n in enumerate(lengths.tolist()):
@@ -135,7 +131,7 @@ def test_the_classifier_reuses_the_translators_attention_module():
 @pytest.mark.parametrize("kind", ["attention", "mean"])
 def test_bad_input_gets_a_clear_message(tokens, lengths, message, kind):
     with pytest.raises(ValueError, match=message):
-        tiny(kind)(tokens, lengths)
+        tiny_classifier(kind)(tokens, lengths)
 
 
 def test_the_bundled_files_hold_500_of_each_label():
@@ -201,7 +197,7 @@ def words(n: int) -> Vocabulary:
 
 
 def test_checkpoint_round_trip(tmp_path: Path):
-    model = tiny().eval()
+    model = tiny_classifier().eval()
     config = SentimentConfig(kind="attention", sources=("imdb",))
     save_checkpoint(tmp_path / "m", model, Vocabularies(words(V)), training={"config": {"sources": ["imdb"]}})
     loaded = load_classifier(tmp_path / "m")
@@ -215,7 +211,7 @@ def test_checkpoint_round_trip(tmp_path: Path):
 
 
 def test_accuracy_counts_the_sentences_on_the_right_side_of_one_half():
-    model = tiny().eval()
+    model = tiny_classifier().eval()
     sequences = [[4, 5, 6], [7, 8], [9], [10, 11, 12, 4]]
     probs, _ = predict(model, sequences)
     labels = [int(p >= 0.5) for p in probs]
@@ -224,6 +220,7 @@ def test_accuracy_counts_the_sentences_on_the_right_side_of_one_half():
     assert accuracy(model, sequences, labels[:2] + [1 - y for y in labels[2:]]) == 0.5
 
 
+@pytest.mark.slow
 def test_training_keeps_the_weights_of_the_best_validation_epoch(monkeypatch):
     data = prepare_data(("imdb",))
     torch.manual_seed(0)
@@ -246,6 +243,7 @@ def test_training_keeps_the_weights_of_the_best_validation_epoch(monkeypatch):
     assert any(not torch.equal(seen[0.6][k], seen[0.9][k]) for k in seen[0.9])
 
 
+@pytest.mark.slow
 def test_cli_train_predict_and_figure(tmp_path: Path, capsys):
     checkpoint = tmp_path / "mean"
     threads = str(torch.get_num_threads())  # keep the test session's setting
@@ -274,3 +272,53 @@ def test_cli_train_predict_and_figure(tmp_path: Path, capsys):
 
     assert main(["sentiment-predict", "--checkpoint", str(tmp_path / "missing"), "ok"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+# Each wrong input to a classifier raises one ValueError that names the argument and says what came.
+B, S = 2, 5
+LENGTHS = torch.tensor([S, 2])
+CLASSIFIER_CASES: list[tuple[str, Callable[[], object], str]] = [
+    *[
+        (f"{kind}-input-rank", lambda kind=kind: tiny_classifier(kind)(random_tokens(B), LENGTHS), "input")
+        for kind in ("attention", "mean")
+    ],
+    *[
+        (f"{kind}-input-dtype", lambda kind=kind: tiny_classifier(kind)(torch.ones(B, S), LENGTHS), "input")
+        for kind in ("attention", "mean")
+    ],
+    *[
+        (
+            f"{kind}-lengths-size",
+            lambda kind=kind: tiny_classifier(kind)(random_tokens(B, S), torch.tensor([S])),
+            "lengths",
+        )
+        for kind in ("attention", "mean")
+    ],
+    *[
+        (
+            f"{kind}-module-device",
+            lambda kind=kind: tiny_classifier(kind).to("meta")(random_tokens(B, S), LENGTHS),
+            "meta",
+        )
+        for kind in ("attention", "mean")
+    ],
+]
+
+
+@pytest.mark.usefixtures("one_thread")
+@pytest.mark.parametrize(("call", "names"), [c[1:] for c in CLASSIFIER_CASES], ids=[c[0] for c in CLASSIFIER_CASES])
+def test_a_wrong_input_raises_one_clear_value_error(call: Callable[[], object], names: str):
+    with pytest.raises(ValueError) as caught:
+        call()
+    message = str(caught.value)
+    says_what_came = "got" in message or "parameters are on" in message
+    assert re.search(names, message) and says_what_came, f"unclear message: {message!r}"
+
+
+@pytest.mark.usefixtures("one_thread")
+@pytest.mark.parametrize("rows", [[[], []], [["a"], []], [[], ["a"]]])
+def test_an_empty_attention_row_is_named(rows, tmp_path):
+    words, weights = ([rows[0]], [[]]) if rows[0] == [] else ([rows[0]], [rows[1]])
+    with pytest.raises(InputError, match="sentence 1|1 words but 0 weights"):
+        plot_word_attention(words, weights, ["title"], tmp_path / "x.png")
+    assert not list(tmp_path.iterdir())

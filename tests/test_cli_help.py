@@ -78,6 +78,7 @@ def test_both_trainers_train_on_one_thread_by_default_and_say_why(capsys, monkey
     assert helps[0] == helps[1] and "(default: 1" in helps[0] and "measured" in helps[0], helps
 
 
+@pytest.mark.slow
 def test_one_rule_for_missing_folders_every_writer_creates_them_and_a_failure_leaves_none(tmp_path, capsys):
     """`plot-attention` and `train` alike create the folders they write into, and remove them when they fail."""
     target = tmp_path / "missing" / "dir" / "a.png"

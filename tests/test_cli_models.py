@@ -26,6 +26,7 @@ def test_the_packaged_models_are_the_folders_that_hold_a_checkpoint():
     assert all((PRETRAINED_DIR / name / "checkpoint.json").is_file() for name in names)
 
 
+@pytest.mark.slow
 def test_translate_by_model_name_from_the_root_directory():
     result = subprocess.run(
         [sys.executable, "-m", "seq2seq_attention", "translate", "--model", "bahdanau-bi", "je suis fatigue ."],
@@ -39,6 +40,7 @@ def test_translate_by_model_name_from_the_root_directory():
     assert line.startswith("i ") and line.endswith(" ."), line
 
 
+@pytest.mark.slow
 def test_module_help_lists_every_command():
     result = subprocess.run(
         [sys.executable, "-m", "seq2seq_attention", "--help"], capture_output=True, text=True, timeout=300

@@ -11,7 +11,7 @@ from support import ROOT
 
 from seq2seq_attention.cli import main
 
-pytestmark = pytest.mark.usefixtures("one_thread")
+pytestmark = [pytest.mark.usefixtures("one_thread"), pytest.mark.slow]  # every test here trains (a tiny model)
 
 
 TINY = ["--decoder", "bahdanau", "--hidden-size", "8", "--batch-size", "512", "--max-words", "4", "--no-progress"]

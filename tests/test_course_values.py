@@ -176,6 +176,7 @@ def test_the_build_hook_turns_a_bad_file_into_the_build_error(copy: Path, monkey
         course_values.define_env(Env())
 
 
+@pytest.mark.slow
 def test_the_corpus_counts_are_current():
     """results/corpus/counts.json is what scripts/corpus_counts.py counts now (else: re-run it)."""
     run = subprocess.run(

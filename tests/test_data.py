@@ -9,6 +9,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import refused
 
 from seq2seq_attention.core.batching import BucketBatchSampler, collate, pad_sequences
 from seq2seq_attention.core.errors import InputError
@@ -203,3 +204,18 @@ def test_load_pairs_is_cached_but_returns_new_lists():
     first = load_pairs()
     first.clear()
     assert len(load_pairs()) == 5318
+
+
+def test_corpus_files(tmp_path):
+    refused(lambda: read_lines(tmp_path), "is a directory")
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes("\ufeffI am here.\tJe suis là.\nGo.\tVa !\n".encode())
+    assert read_lines(bom) == [("I am here.", "Je suis là."), ("Go.", "Va !")]  # the first pair is kept
+    assert load_pairs(path=bom) == [Pair("je suis la .", "i am here .")]
+
+
+def test_decoding_indices_outside_the_vocabulary_is_refused():
+    vocab = Vocabulary.from_sentences("eng", ["i am here ."])
+    assert vocab.decode([4, 5, 2, 6]) == "i am"
+    refused(lambda: vocab.decode([-1]), "-1", "eng")
+    refused(lambda: vocab.decode([len(vocab)]), str(len(vocab)))

@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+from support import refused
 
 from seq2seq_attention.core.device import DEVICE_ENV, parse_device, pick_device
 from seq2seq_attention.core.errors import InputError
@@ -28,3 +29,9 @@ def test_cuda_without_cuda_is_a_user_error(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv(DEVICE_ENV, "cuda")
     with pytest.raises(InputError, match=rf"^{DEVICE_ENV} 'cuda' asks for CUDA"):
         pick_device()
+
+
+@pytest.mark.parametrize("name", ["mps", "meta", "xla", "cuda:99", "gpu0", "cpu:x"])
+def test_devices_this_package_cannot_use_are_named(name):
+    message = refused(lambda: parse_device(name), "--device", name)
+    assert "Traceback" not in message

@@ -51,6 +51,12 @@ def exercises(text: str) -> list[tuple[str, str]]:
     return list(zip(parts[1::2], parts[2::2], strict=True))
 
 
+def solution_fence_line(text: str, heading: str) -> int:
+    """The line of the opening fence of the solution of the exercise `heading` (1-based, as pytest collects it)."""
+    start = text.index(f"### {heading}") + text[text.index(f"### {heading}") :].index("/// solution")
+    return text.count("\n", 0, start + text[start:].index("\n```")) + 2
+
+
 def last_pages(interactive: bool = True) -> list:
     return [
         pytest.param(DOCS / pages[-1], id=f"{title} ({pages[-1]})")
@@ -81,8 +87,7 @@ def test_each_chapter_ends_with_exercises_whose_solutions_run(page: Path):
     for heading, body in found:
         solutions = SOLUTION.findall(body)
         assert len(solutions) == 1, f"{heading}: one `/// solution` block, found {len(solutions)}"
-        start = text.index(f"### {heading}") + text[text.index(f"### {heading}") :].index("/// solution")
-        fence_line = text.count("\n", 0, start + text[start:].index("\n```")) + 2  # the solution's first fence
+        fence_line = solution_fence_line(text, heading)
         assert fence_line in runs, f"{heading}: the solution's fence (line {fence_line}) is not run by pytest"
         source = runs[fence_line]
         assert "assert " in source, f"{heading}: the solution asserts nothing"
@@ -94,7 +99,8 @@ def test_each_chapter_ends_with_exercises_whose_solutions_run(page: Path):
         }
         assert imported <= ALLOWED_IMPORTS, f"{heading}: imports {sorted(imported - ALLOWED_IMPORTS)}"
         words = explanation(body)
-        assert 2 <= sentences(words) <= 5, f"{heading}: the solution opens with {sentences(words)} sentences (want 2 to 5)"
+        opening = sentences(words)
+        assert 2 <= opening <= 5, f"{heading}: the solution opens with {opening} sentences (want 2 to 5)"
 
 
 def explanation(body: str) -> str:
@@ -108,7 +114,8 @@ def sentences(text: str) -> int:
 
 def changes_the_course_code(source: str) -> list[str]:
     """How a solution's fence changes the package's own code: the package classes it subclasses, the package
-    tables it adds to (`SCORES[...] = ...`), the package callables it calls with a keyword switch."""
+    tables it adds to (`SCORES[...] = ...`), the package's callables (and what they made: a model) it calls with a
+    keyword switch."""
     tree = ast.parse(source)
     package = {
         alias.asname or alias.name
@@ -122,6 +129,16 @@ def changes_the_course_code(source: str) -> list[str]:
             node = node.func if isinstance(node, ast.Call) else node.value
         return node.id if isinstance(node, ast.Name) else None
 
+    made = set(package)  # and the names bound to what the package made (a model, a checkpoint)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                pairs = (
+                    zip(target.elts, node.value.elts, strict=True)
+                    if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                    else [(target, node.value)]
+                )
+                made |= {name.id for name, value in pairs if isinstance(name, ast.Name) and root(value) in made}
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
@@ -132,9 +149,8 @@ def changes_the_course_code(source: str) -> list[str]:
                 for target in node.targets
                 if isinstance(target, ast.Subscript) and root(target) in package
             ]
-        elif isinstance(node, ast.Call) and node.keywords and isinstance(node.func, ast.Name):
-            if node.func.id in package:
-                found.append(f"calls {node.func.id}({', '.join(k.arg or '**' for k in node.keywords)}=...)")
+        elif isinstance(node, ast.Call) and node.keywords and root(node.func) in made:
+            found.append(f"calls {root(node.func)}({', '.join(k.arg or '**' for k in node.keywords)}=...)")
     return found
 
 
@@ -154,11 +170,9 @@ def test_each_chapter_has_an_exercise_that_changes_the_course_code_and_runs_it(p
     text = page.read_text(encoding="utf-8")
     runs = collected(text, page)
     changes = {}
-    for heading, body in exercises(text):
+    for heading, _ in exercises(text):
         if CHANGE_IT in heading:
-            start = text.index(f"### {heading}") + text[text.index(f"### {heading}") :].index("/// solution")
-            fence_line = text.count("\n", 0, start + text[start:].index("\n```")) + 2
-            changes[heading] = changes_the_course_code(runs[fence_line])
+            changes[heading] = changes_the_course_code(runs[solution_fence_line(text, heading)])
     assert any(changes.values()), f"{page.name}: no change-it exercise subclasses, registers in or switches the package"
     print({heading: found for heading, found in changes.items() if found})
 
@@ -181,6 +195,9 @@ def test_a_solution_fence_is_collected_and_an_indented_one_is_not():
     assert changes_the_course_code(table) == ["adds to SCORES"]
     switch = "from seq2seq_attention import load_pairs\nload_pairs()\nload_pairs(max_words=8)\n"
     assert changes_the_course_code(switch) == ["calls load_pairs(max_words=...)"]
+    made = "from seq2seq_attention import load_checkpoint\nc = load_checkpoint(p)\nm, v = c.model, c.vocabs\n"
+    made += "m(x, mask=y)\n"
+    assert changes_the_course_code(made) == ["calls m(mask=...)"]
     assert exercises(f"{HEADING}\n\n### 하나\n\n/// solution\n```python\nassert 1\n```\n///\n\n### 둘\n") == [
         ("하나", "\n\n/// solution\n```python\nassert 1\n```\n///\n\n"),
         ("둘", "\n"),

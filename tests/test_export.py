@@ -33,6 +33,7 @@ def sessions():
     return tuple(onnxruntime.InferenceSession(str(LIVE / name), options) for name in ("encoder.onnx", "step.onnx"))
 
 
+@pytest.mark.slow
 def test_every_held_out_sentence_translates_as_the_float16_pytorch_model(sessions):
     checkpoint = load_checkpoint(PRETRAINED_DIR / "bahdanau")
     model = half_precision(checkpoint.model)  # the packaged model with its weights rounded to float16
@@ -66,6 +67,7 @@ def test_float16_rounding_is_what_the_graphs_store(sessions):
     assert all(torch.equal(before[name], p) for name, p in model.named_parameters())
 
 
+@pytest.mark.slow
 def test_the_export_command_writes_graphs_that_run(tmp_path, sessions):
     from seq2seq_attention import build_model
     from seq2seq_attention.core.errors import InputError
@@ -89,6 +91,7 @@ def test_the_export_command_writes_graphs_that_run(tmp_path, sessions):
         export_onnx(build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8), vocabs, tmp_path)
 
 
+@pytest.mark.slow
 def test_export_onnx_writes_the_checkpoints_max_words_and_prints_only_what_it_wrote(eight_word_export):
     """A checkpoint trained with --max-words 8: the command writes 8 (not the default 6), with no exporter noise.
 

@@ -54,6 +54,7 @@ def _python(code: str, config_dir: Path) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FILES, reason=f"no font with Hangul is installed (apt-get install {fonts.FONT_PACKAGE})")
 def test_korean_labels_with_a_cache_built_before_the_font_was_installed(tmp_path: Path):
     config = tmp_path / "mplconfig"

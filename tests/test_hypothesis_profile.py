@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import ROOT
@@ -36,6 +37,7 @@ def _draws(tmp_path: Path, name: str, ci: str | None) -> list[int]:
     return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow
 def test_two_ci_runs_draw_the_same_examples(tmp_path: Path) -> None:
     first, second = _draws(tmp_path, "ci-1", "true"), _draws(tmp_path, "ci-2", "true")
     assert first == second and len(set(first)) >= 5, (first, second)

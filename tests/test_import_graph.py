@@ -141,6 +141,7 @@ READ_ONLY = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", READ_ONLY, ids=lambda c: c[0])
 def test_the_read_only_commands_do_not_import_the_training_modules(tmp_path: Path, command: list[str]):
     argv = [part.format(tmp=tmp_path) for part in command]
@@ -194,6 +195,7 @@ def test_help_version_models_and_a_mistyped_command_import_neither_torch_nor_mat
         assert "invalid choice: 'tarnslate'" in result.stderr and result.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_importing_the_package_loads_its_names_on_first_use(tmp_path):
     code = (
         "import sys\n"

@@ -92,6 +92,7 @@ def test_top_k_lists_scores_and_forced_continuations_equal_pytorch(graphs, model
         assert forced[0, : len(prefix)].tolist() == prefix
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", MODELS)
 def test_beam_search_on_the_graphs_is_beam_search_decode_for_k_1_to_5(graphs, model):
     graph = graphs[model]

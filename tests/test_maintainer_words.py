@@ -8,9 +8,7 @@ code may import pytest, a link may point anywhere) and fails naming page:line an
 for paths and flags (`tests/...`, `test_x.py`, `--record-fences`): `pytest.raises` in a sentence names what a spec
 on the page calls, a test file's path names nothing the learner runs.
 
-A word a lesson needs for the learner's sake goes on `EXCEPTIONS` with the reason. `LIVE_PENDING` holds what the
-live page (chapter 7) said when this test was written: that page was being rewritten at the same time on another
-branch. The lead empties it after merging; an entry no longer on its page fails, so the list cannot outlive its use.
+A word a lesson needs for the learner's sake goes on `EXCEPTIONS` with the reason.
 """
 
 import re
@@ -47,10 +45,6 @@ EXCEPTIONS: list[tuple[str, str, str]] = []
 
 # TEMPORARY: what docs/live.md said when this test was written (another branch rewrites that page for issue 38).
 # The lead empties this list after merging that branch; an entry whose word is gone from live.md fails below.
-LIVE_PENDING: list[tuple[str, str]] = [
-    ("live.md", "tests/"),
-    ("live.md", "test file"),
-]
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<mark>```+|~~~+).*?^(?P=indent)(?P=mark)\s*$", re.M | re.S)
 INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1")
@@ -85,9 +79,7 @@ def found_in(text: str) -> list[tuple[int, str, str]]:
 
 
 def allowed(page: str) -> set[str]:
-    return {label for where, label, _ in EXCEPTIONS if where == page} | {
-        label for where, label in LIVE_PENDING if where == page
-    }
+    return {label for where, label, _ in EXCEPTIONS if where == page}
 
 
 @pytest.mark.parametrize("page", course_pages())
@@ -107,16 +99,6 @@ def test_every_exception_has_a_reason_and_is_still_needed():
         if label not in {hit[1] for hit in found_in((DOCS / page).read_text(encoding="utf-8"))}:
             stale.append(f"{page}: {label}")
     assert stale == [], f"exceptions no longer on their page (remove them): {stale}"
-
-
-def test_the_temporary_live_list_only_holds_what_live_md_still_says():
-    text = (DOCS / "live.md").read_text(encoding="utf-8")
-    present = {label for _, label, _ in found_in(text)}
-    stale = [label for page, label in LIVE_PENDING if page == "live.md" and label not in present]
-    assert stale == [], (
-        f"live.md no longer says these; remove them from LIVE_PENDING (empty it when none is left): {stale}"
-    )
-    assert {page for page, _ in LIVE_PENDING} <= {"live.md"}
 
 
 def test_the_scan_finds_planted_words_and_skips_code():

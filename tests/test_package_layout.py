@@ -176,6 +176,7 @@ def test_the_packaged_translators_still_score_what_their_checkpoint_records(name
 PAIRS = load_pairs()[:120]  # the first bundled pairs: a few of them are held out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("decoder", "score"), [(d, s) for d, (_, scores) in DECODERS.items() for s in (scores or (None,))]
 )

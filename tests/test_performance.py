@@ -6,6 +6,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import tiny_translator
 
 from benchmarks.fused import fused_log_probs
 from benchmarks.run import epoch_flops, forward_flops
@@ -125,8 +126,7 @@ def test_label_smoothing_criterion_and_adamw():
 
 
 def tiny_model(seed: int):
-    torch.manual_seed(seed)
-    model = build_model("bahdanau", 11, 13, hidden_size=8).eval()
+    model = tiny_translator("bahdanau", (11, 13), seed=seed)
     with torch.no_grad():
         model.decoder.out.weight.mul_(4)  # peakier distributions: <eos> wins at different steps
     return model
@@ -202,6 +202,7 @@ def test_translate_with_beam_search_and_bad_beam_size():
 EXAMPLES = [([4, 5, EOS_IDX], [4, 6, 7, EOS_IDX]), ([6, EOS_IDX], [5, EOS_IDX]), ([7, 8, 9, 10, EOS_IDX], [8, EOS_IDX])]
 
 
+@pytest.mark.slow
 def test_seed_loops_train_and_pad_like_the_seeds():
     padded = pad_to_max_length([s for s, _ in EXAMPLES])
     assert padded.shape == (3, MAX_LENGTH) and padded[1].tolist() == [6, EOS_IDX] + [PAD_IDX] * (MAX_LENGTH - 2)

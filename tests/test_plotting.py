@@ -5,6 +5,7 @@ import pytest
 import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from support import tiny_translator
 
 from seq2seq_attention.core.errors import InputError
 from seq2seq_attention.translation.plotting import plot_attention, save_figure
@@ -76,12 +77,10 @@ def test_mismatches_are_user_errors(w, src, out, message):
 def tiny_checkpoint(tmp_path, decoder):
     from seq2seq_attention.core.checkpoint import save_checkpoint
     from seq2seq_attention.translation.corpus import Pair, build_vocabularies
-    from seq2seq_attention.translation.model import build_model
 
     pairs = [Pair("je suis fatigue .", "i m tired ."), Pair("il est grand .", "he is tall .")]
     vocabs = build_vocabularies(pairs)
-    torch.manual_seed(0)
-    model = build_model(decoder, len(vocabs.source), len(vocabs.target), hidden_size=8)
+    model = tiny_translator(decoder, vocabs)
     return save_checkpoint(tmp_path / decoder, model, vocabs), model, vocabs
 
 

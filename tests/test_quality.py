@@ -16,6 +16,7 @@ from seq2seq_attention.translation.train import TrainConfig
 ablation = load_script("ablation")
 
 
+@pytest.mark.slow
 def test_committed_table_is_what_the_script_makes_of_the_committed_results():
     committed = (ablation.OUT / "tables.ko.md").read_text(encoding="utf-8")
     assert committed == ablation.tables_text(ablation.OUT)

@@ -152,6 +152,7 @@ print("DONE", flush=True)
 """
 
 
+@pytest.mark.slow
 def test_two_processes_saving_into_one_folder_leave_the_last_checkpoint_whole(tmp_path: Path):
     import subprocess
     import sys

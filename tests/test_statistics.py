@@ -1,4 +1,5 @@
-"""The statistics behind every comparison: `compare` (paired bootstrap) in each degenerate case, and `verdict`."""
+"""The statistics behind every comparison: `compare` (paired bootstrap) in each degenerate case, `verdict`, and
+what `bootstrap_interval`, `compare` and `evaluate` refuse (lists of another length, a missing cell, another type)."""
 
 import math
 import random
@@ -10,13 +11,15 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest
+from support import evaluation, tiny_translator, tiny_vocabs
 
 from seq2seq_attention.core.errors import InputError
 from seq2seq_attention.translation.evaluate import (
     ALPHA,
     BOOTSTRAP_SAMPLES,
-    Evaluation,
+    bootstrap_interval,
     compare,
+    evaluate,
     resampled_bleu,
     seed_interval,
     t_975,
@@ -26,10 +29,6 @@ from seq2seq_attention.translation.evaluate import (
 WORDS = ["i", "am", "he", "is", "tall", "here", "tired", "."]
 SENTENCE = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
 SMALLEST_P = 1 / (BOOTSTRAP_SAMPLES + 1)
-
-
-def evaluation(hypotheses: list[str], references: list[str]) -> Evaluation:
-    return Evaluation(0.0, 0.0, 0.0, 0.0, "", None, list(references), list(references), list(hypotheses))
 
 
 # compare: the degenerate cases -------------------------------------------------------------------
@@ -226,3 +225,67 @@ def test_verdict_of_two_largest_floats_is_better_not_an_overflow():
     decided = verdict([1e308, 1e308])
     assert decided.outcome == "better" and decided.mean == 1e308 and decided.low == decided.high == 1e308
     assert seed_interval([1.7e308, -1.7e308]) == (0.0, -math.inf, math.inf)
+
+
+# What the statistics refuse, and their degenerate cases over lists of any length ---------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(hypotheses=st.lists(SENTENCE, max_size=6), references=st.lists(SENTENCE, max_size=6))
+def test_the_bootstrap_interval_pairs_lists_of_one_length_or_refuses(hypotheses, references):
+    if not hypotheses or not references or len(hypotheses) != len(references):
+        with pytest.raises(InputError, match="hypotheses|references"):
+            bootstrap_interval(hypotheses, references)
+        return
+    low, high = bootstrap_interval(hypotheses, references)
+    assert 0 <= low <= high <= 100
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sentences=st.lists(SENTENCE, min_size=1, max_size=5),
+    index=st.integers(0, 4),
+    bad=st.sampled_from([math.nan, None, 3, b"i am", ["i", "am"]]),
+    side=st.sampled_from(["hypotheses", "references"]),
+)
+def test_a_missing_cell_among_the_sentences_is_named(sentences, index, bad, side):
+    broken = list(sentences)
+    broken[index % len(broken)] = bad
+    lists = {"hypotheses": list(sentences), "references": list(sentences), side: broken}
+    with pytest.raises(InputError, match=rf"{side}\[{index % len(broken)}\] must be a string"):
+        bootstrap_interval(lists["hypotheses"], lists["references"])
+    with pytest.raises(InputError, match=rf"{side}\[{index % len(broken)}\] must be a string"):
+        compare(evaluation(lists["hypotheses"], lists["references"]), evaluation(sentences, lists["references"]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(hypotheses=st.lists(SENTENCE, min_size=1, max_size=8), references=st.lists(SENTENCE, min_size=1, max_size=8))
+def test_a_system_against_itself_is_a_tie_with_p_1(hypotheses, references):
+    n = min(len(hypotheses), len(references))
+    same = evaluation(hypotheses[:n], references[:n])
+    result = compare(same, same)
+    assert result.p_value == 1.0 and not result.significant and result.difference == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(first=SENTENCE, second=SENTENCE, reference=SENTENCE, n=st.integers(1, 12))
+def test_one_sentence_is_a_tie_and_a_constant_difference_is_significant(first, second, reference, n):
+    """One sentence: p = 1, a tie. n >= 2 copies: no resample moves the difference; non-zero, it is the
+    strongest evidence, p = 1/(N+1) (issue 32: the old "a tie" read a constant difference as none)."""
+    result = compare(evaluation([first] * n, [reference] * n), evaluation([second] * n, [reference] * n))
+    if n == 1 or result.difference == 0:
+        assert result.p_value == 1.0 and not result.significant
+    else:
+        assert result.p_value == 1 / 1001 and result.significant
+
+
+def test_compare_and_evaluate_refuse_what_is_not_theirs():
+    good = evaluation(["i am here ."], ["i am here ."])
+    for bad in (None, "i am here .", {"hypotheses": []}, [good]):
+        with pytest.raises(InputError, match="must be an Evaluation"):
+            compare(bad, good)
+    for pairs in (None, "je suis la .", [("je suis la .", math.nan)], [None], b"x", 3):
+        with pytest.raises(InputError, match="pair"):
+            evaluate(tiny_translator(), tiny_vocabs(), pairs)
+    with pytest.raises(InputError, match="must pair up one to one, got 3 hypotheses and 5 references"):
+        bootstrap_interval(["i am ."] * 3, ["i am ."] * 5)

@@ -196,6 +196,7 @@ def test_the_padded_batch_weighs_its_padding_exactly_zero(committed: dict):
     assert hidden, "hide_padding did not run in the batch"
 
 
+@pytest.mark.slow
 def test_the_committed_trace_equals_a_fresh_run(committed: dict, tmp_path: Path):
     fresh_path = tmp_path / "fresh.json"
     done = subprocess.run(

@@ -8,6 +8,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import refused, tiny_config
 from torch import nn
 
 from seq2seq_attention.core.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
@@ -34,11 +35,6 @@ PAIRS = [
 
 
 pytestmark = pytest.mark.usefixtures("one_thread")
-
-
-def tiny(decoder: str = "gru", **changes) -> TrainConfig:
-    settings = dict(decoder=decoder, hidden_size=8, batch_size=4, epochs=2, teacher_forcing_ratio=0.5, seed=3)
-    return TrainConfig(**{**settings, **changes})
 
 
 def quiet(_: str) -> None:
@@ -107,27 +103,27 @@ def test_train_step_clips_gradients():
 
 @pytest.mark.parametrize("decoder", sorted(DECODERS))
 def test_same_seed_same_losses_bitwise(decoder: str):
-    first = train(tiny(decoder), pairs=PAIRS, progress=False, log=quiet)
-    second = train(tiny(decoder), pairs=PAIRS, progress=False, log=quiet)
+    first = train(tiny_config(decoder), pairs=PAIRS, progress=False, log=quiet)
+    second = train(tiny_config(decoder), pairs=PAIRS, progress=False, log=quiet)
     assert [h["loss"] for h in first.history] == [h["loss"] for h in second.history]
-    other = train(tiny(decoder, seed=4), pairs=PAIRS, progress=False, log=quiet)
+    other = train(tiny_config(decoder, seed=4), pairs=PAIRS, progress=False, log=quiet)
     assert [h["loss"] for h in other.history] != [h["loss"] for h in first.history]
 
 
 def test_resume_gives_the_losses_of_an_uninterrupted_run(tmp_path: Path):
-    whole = train(tiny("bahdanau", epochs=3), pairs=PAIRS, progress=False, log=quiet)
-    train(tiny("bahdanau", epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
+    whole = train(tiny_config("bahdanau", epochs=3), pairs=PAIRS, progress=False, log=quiet)
+    train(tiny_config("bahdanau", epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
     resumed = train(
-        tiny("bahdanau", epochs=3), pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet
+        tiny_config("bahdanau", epochs=3), pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet
     )
     assert [h["loss"] for h in resumed.history] == [h["loss"] for h in whole.history]
     with pytest.raises(InputError, match="config changed.*hidden_size"):
-        train(tiny("bahdanau", hidden_size=16), pairs=PAIRS, checkpoint=tmp_path, resume=True, log=quiet)
+        train(tiny_config("bahdanau", hidden_size=16), pairs=PAIRS, checkpoint=tmp_path, resume=True, log=quiet)
 
 
 def test_coin_per_step_and_logging():
     lines: list[str] = []
-    result = train(tiny(coin_per_step=True, epochs=1), pairs=PAIRS, progress=False, log=lines.append)
+    result = train(tiny_config(coin_per_step=True, epochs=1), pairs=PAIRS, progress=False, log=lines.append)
     assert lines[0].startswith(f"{len(PAIRS)} pairs (") and "decoder=gru score=none H=8 device=cpu" in lines[0]
     assert len(result.history) == 1 and lines[1].startswith("| epoch:   1 | time:")
     assert "loss:" in lines[1] and "held-out loss:" in lines[1]
@@ -135,7 +131,7 @@ def test_coin_per_step_and_logging():
 
 def test_time_budget_stops_between_epochs():
     lines: list[str] = []
-    result = train(tiny(epochs=50, time_budget=1e-9), pairs=PAIRS, progress=False, log=lines.append)
+    result = train(tiny_config(epochs=50, time_budget=1e-9), pairs=PAIRS, progress=False, log=lines.append)
     assert result.stopped_by_budget and len(result.history) == 1
     assert "time budget" in lines[-1]
 
@@ -144,7 +140,7 @@ def test_time_budget_stops_between_epochs():
 def test_time_budget_counts_the_chosen_clock(monkeypatch, clock: str, epochs_run: int):
     ticks = iter(range(0, 10**9, 1000))  # every wall-clock reading is 1000 s after the last; CPU time runs as is
     monkeypatch.setattr("time.perf_counter", lambda: float(next(ticks)))
-    config = tiny(epochs=3, time_budget=100.0, budget_clock=clock)
+    config = tiny_config(epochs=3, time_budget=100.0, budget_clock=clock)
     result = train(config, pairs=PAIRS, progress=False, log=quiet, measure_bleu=False)
     assert len(result.history) == epochs_run and result.stopped_by_budget == (epochs_run < 3)
 
@@ -154,7 +150,7 @@ def test_dev_evaluation_reads_dev_only(tmp_path: Path):
     rest, dev = split_pairs(pairs, eval_split="dev")
     _, test = split_pairs(pairs)
     assert dev and test
-    config = tiny(epochs=1, eval_split="dev")
+    config = tiny_config(epochs=1, eval_split="dev")
     result = train(config, pairs=pairs, checkpoint=tmp_path / "run", progress=False, log=quiet)
     assert result.evaluation["split"] == "by_english:dev" and result.evaluation["pairs"] == len(dev)
     trained_on = {word for pair in rest for word in pair.target.split()}
@@ -162,7 +158,7 @@ def test_dev_evaluation_reads_dev_only(tmp_path: Path):
     saved = load_checkpoint(tmp_path / "run").training
     assert saved["config"]["eval_split"] == "dev" and saved["evaluation"]["pairs"] == len(dev)
     with pytest.raises(InputError, match="eval_split: saved 'dev', now 'test'"):
-        train(tiny(epochs=2), pairs=pairs, checkpoint=tmp_path / "run", resume=True, progress=False, log=quiet)
+        train(tiny_config(epochs=2), pairs=pairs, checkpoint=tmp_path / "run", resume=True, progress=False, log=quiet)
 
 
 @settings(max_examples=10, deadline=None)
@@ -187,14 +183,16 @@ def test_xavier_draws_each_matrix_and_gate_within_its_glorot_bound(decoder: str,
 def test_init_is_a_recorded_setting_that_changes_the_start(tmp_path: Path):
     quietly = {"pairs": PAIRS, "progress": False, "log": quiet}
     runs = {
-        init: train(tiny("bahdanau", epochs=1, init=init), checkpoint=tmp_path / init, **quietly)
+        init: train(tiny_config("bahdanau", epochs=1, init=init), checkpoint=tmp_path / init, **quietly)
         for init in ("pytorch", "xavier")
     }
     assert runs["pytorch"].history[0]["loss"] != runs["xavier"].history[0]["loss"]
     assert load_checkpoint(tmp_path / "xavier").training["config"]["init"] == "xavier"
-    again = train(tiny("bahdanau", epochs=1, init="xavier"), **quietly)
+    again = train(tiny_config("bahdanau", epochs=1, init="xavier"), **quietly)
     assert again.history[0]["loss"] == runs["xavier"].history[0]["loss"]  # seeded: the same draw
-    resumed = train(tiny("bahdanau", epochs=2, init="xavier"), checkpoint=tmp_path / "xavier", resume=True, **quietly)
+    resumed = train(
+        tiny_config("bahdanau", epochs=2, init="xavier"), checkpoint=tmp_path / "xavier", resume=True, **quietly
+    )
     assert [h["epoch"] for h in resumed.history] == [1, 2]
     with pytest.raises(InputError, match="init must be one of pytorch, xavier"):
         TrainConfig(init="kaiming")
@@ -284,9 +282,12 @@ def test_greedy_decode_matches_the_decoders_own_loop():
     assert attentions.shape == (2, tokens.size(1), 5)
 
 
+@pytest.mark.slow
 def test_translate_and_evaluate_after_memorising():
     pairs = PAIRS[:8]
-    config = tiny("bahdanau", hidden_size=32, epochs=60, teacher_forcing_ratio=1.0, learning_rate=0.01, dropout=0.0)
+    config = tiny_config(
+        "bahdanau", hidden_size=32, epochs=60, teacher_forcing_ratio=1.0, learning_rate=0.01, dropout=0.0
+    )
     result = train(config, pairs=[p for p in pairs if p.source != "il est la ."] * 4, progress=False, log=quiet)
     seen, _ = split_pairs([p for p in pairs if p.source != "il est la ."], config.split)  # what it trained on
     scores = evaluate(result.model, result.vocabs, seen)
@@ -313,18 +314,20 @@ def test_translate_rejects_bad_input(sentences, message: str):
 
 
 def test_training_never_loses_an_existing_checkpoint(tmp_path: Path):
-    train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
+    train(tiny_config(epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     with pytest.raises(InputError, match="already holds a checkpoint"):
-        train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
+        train(tiny_config(epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
     (tmp_path / "checkpoint.json").unlink()
     del before["checkpoint.json"]
     with pytest.raises(InputError, match="checkpoint.json is missing"):
-        train(tiny(epochs=2), pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet)
+        train(tiny_config(epochs=2), pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
-    result = train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", resume=True, progress=False, log=quiet)
+    result = train(
+        tiny_config(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", resume=True, progress=False, log=quiet
+    )
     assert len(result.history) == 1  # resuming from nothing starts afresh
-    train(tiny(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", overwrite=True, progress=False, log=quiet)
+    train(tiny_config(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", overwrite=True, progress=False, log=quiet)
 
 
 @settings(max_examples=25, deadline=None)
@@ -379,7 +382,7 @@ def test_a_long_schedule_trains_the_epochs_where_exp_overflowed():
     from seq2seq_attention.translation.corpus import make_loader
     from seq2seq_attention.translation.train import make_criterion, train_epoch
 
-    config = tiny(epochs=800, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=1.0)
+    config = tiny_config(epochs=800, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=1.0)
     vocabs = build_vocabularies(PAIRS)
     model = build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8)
     loader = make_loader(TranslationDataset(PAIRS, vocabs), 4, shuffle=True)
@@ -395,18 +398,18 @@ def test_the_teacher_forcing_schedule_decays_trains_checkpoints_and_resumes(tmp_
     rates = [teacher_forcing_at("inverse_sigmoid", 1.0, 5.0, epoch) for epoch in range(1, 31)]
     assert rates[0] == pytest.approx(5 / 6) and all(a > b for a, b in zip(rates, rates[1:], strict=False))
     assert rates[-1] < 0.02 and teacher_forcing_at("constant", 0.7, 5.0, 12) == 0.7
-    config = tiny("gru", epochs=3, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=2.0)
+    config = tiny_config("gru", epochs=3, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=2.0)
     whole = train(config, pairs=PAIRS, progress=False, log=quiet, measure_bleu=False)
     assert [h["teacher_forcing_ratio"] for h in whole.history] == pytest.approx(
         [teacher_forcing_at("inverse_sigmoid", config.teacher_forcing_ratio, 2.0, e) for e in (1, 2, 3)]
     )
-    first = tiny("gru", epochs=1, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=2.0)
+    first = tiny_config("gru", epochs=1, teacher_forcing_schedule="inverse_sigmoid", teacher_forcing_k=2.0)
     train(first, pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet, measure_bleu=False)
     resumed = train(config, pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet)
     assert [h["loss"] for h in resumed.history] == [h["loss"] for h in whole.history]
     assert load_checkpoint(tmp_path).training["config"]["teacher_forcing_schedule"] == "inverse_sigmoid"
     with pytest.raises(InputError, match="config changed.*teacher_forcing_schedule"):
-        train(tiny("gru", epochs=3), pairs=PAIRS, checkpoint=tmp_path, resume=True, log=quiet)
+        train(tiny_config("gru", epochs=3), pairs=PAIRS, checkpoint=tmp_path, resume=True, log=quiet)
 
 
 def test_load_translator_reads_the_length_limit_once_and_refuses_other_tasks(tmp_path: Path):
@@ -444,3 +447,14 @@ def test_every_task_has_a_builder_and_a_name_and_both_models_follow_the_protocol
         assert isinstance(model, Checkpointable) and model.config["task"] == task
     assert translator.vocabulary_sizes == {"source": 11, "target": 13}
     assert classifier.vocabulary_sizes == {"source": 11}
+
+
+def test_configs_refuse_non_finite_and_out_of_range_numbers():
+    from seq2seq_attention.sentiment.train import SentimentConfig
+    from seq2seq_attention.translation.train import TrainConfig
+
+    for field, value in [("weight_decay", math.nan), ("learning_rate", math.inf), ("batch_size", 0), ("dropout", 1.0)]:
+        refused(lambda field=field, value=value: TrainConfig(**{field: value}), field)
+    refused(lambda: TrainConfig(epochs=2.5), "epochs", "integer")
+    refused(lambda: SentimentConfig(batch_size=0), "batch_size")
+    refused(lambda: SentimentConfig(sources=()), "sources")

@@ -21,21 +21,19 @@ import pytest
 import torch
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from support import ROOT
+from support import ROOT, tiny_classifier, tiny_translator, tiny_vocabs
 
-from seq2seq_attention import InputError, build_classifier, build_model, load_checkpoint, save_checkpoint
+from seq2seq_attention import InputError, load_checkpoint, save_checkpoint
 from seq2seq_attention.cli import main
 from seq2seq_attention.core import files as files_module
 from seq2seq_attention.core.files import STAGING_PREFIX, artifact_kind, staged_writes
 from seq2seq_attention.core.vocabulary import Vocabularies, Vocabulary
 from seq2seq_attention.sentiment.train import SentimentConfig, run_training
-from seq2seq_attention.translation.corpus import Pair, build_vocabularies
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 SENTIMENT_CHECKPOINT = ROOT / "results" / "sentiment" / "checkpoints" / "imdb_attention"
-PAIRS = [Pair("je suis la .", "i am here ."), Pair("il est grand .", "he is tall .")]
-VOCABS = build_vocabularies(PAIRS)
+VOCABS = tiny_vocabs()
 
 
 def snapshot(directory: Path) -> dict[str, bytes | None]:
@@ -62,16 +60,6 @@ def fail_at(monkeypatch: pytest.MonkeyPatch, owner: object, name: str, at: int) 
         return real(*args, **kwargs)
 
     monkeypatch.setattr(owner, name, failing)
-
-
-def tiny_translator(decoder: str = "bahdanau") -> torch.nn.Module:
-    torch.manual_seed(0)
-    return build_model(decoder, len(VOCABS.source), len(VOCABS.target), hidden_size=8)
-
-
-def tiny_classifier() -> torch.nn.Module:
-    torch.manual_seed(0)
-    return build_classifier("mean", 6, embedding_size=4, dense_size=2)
 
 
 # The generic property --------------------------------------------------------------------------
@@ -143,7 +131,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     (root / "record.json").write_text("[]")
     kinds = {
         "translation": save_checkpoint(root / "translation", tiny_translator(), VOCABS),
-        "sentiment": save_checkpoint(root / "sentiment", tiny_classifier(), Vocabularies(_sentiment_vocab())),
+        "sentiment": save_checkpoint(root / "sentiment", tiny_classifier("mean", 6), Vocabularies(_sentiment_vocab())),
         "export": export,
         "clash": clash,
         "file": root / "a-file",
@@ -285,6 +273,7 @@ EXPORT_FAILURES = [
 EXPORT_IDS = ["encoder", "step", "vocabularies", "sentences", "last-rename"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("owner", "name", "at"), EXPORT_FAILURES, ids=EXPORT_IDS)
 def test_a_failed_export_keeps_the_previous_export(
     artifacts, tiny_checkpoint, tmp_path, monkeypatch, owner, name, at, capsys
