@@ -58,6 +58,7 @@ from excerpts import section_lines  # noqa: E402  (the site's own reading of a s
 
 PAGES = (
     "docs/bahdanau/attention.md",
+    "docs/bahdanau/attention-additions.md",
     "docs/bahdanau/decoder.md",
     "docs/bahdanau/forward_step.md",
     "docs/bahdanau/loop.md",

@@ -2,7 +2,9 @@
 
 The list of ruled-out variants is read from `docs/glossary.md` itself (the last column of its
 tables), so the page a reader sees and the check cannot drift apart. Every entry of the glossary
-defines its term in one sentence and links to the page (and section) that teaches it. What is checked is *prose*:
+defines its term in one sentence and links to the page (and section) that teaches it. A decoding
+step is a 스텝; 단계 is a stage of a procedure, and where the prose says 단계 for a decoding step in a
+way a pattern can tell (디코딩 단계, 단계마다, 단계 $t$, ...), the check fails, a reviewed list aside. What is checked is *prose*:
 code blocks (with the titles of excerpts, which live in a fence's info string), inline code, math,
 link targets, HTML, quotes ("..." and “...”, where the pages quote the original notes or a title)
 and an English gloss in parentheses right after a term, e.g. 교사 강요(teacher forcing), are left out.
@@ -328,6 +330,42 @@ def test_the_entry_check_sees_a_missing_definition_link_and_anchor():
     assert ["not a link" in p for p in found[0]] == [True]
     assert len(found[1]) == 2 and "does not exist" in found[1][1]
     assert found[2] == ["패딩: seq2seq/tensors.md has no { #nope }"]
+
+
+# 스텝 and 단계. A decoding step (the decoder making one token, step t) is a 스텝; 단계 is a stage of a procedure
+# (정규화의 네 단계, forward의 일곱 단계). Where 단계 can be seen to mean a decoding step, it is a finding.
+DECODING_STAGE = re.compile(
+    r"디코딩\s*단계|디코더(?:의)?\s*(?:한\s*)?단계|단계\s*마다|매\s*단계|단계별|단계\s*축|단계\s+t\b|\bt\s*단계"
+    r"|단계\s+t\s*=|시간\s*단계|출력\s*단계"
+)
+DECODING_STAGE_REVIEWED: dict[str, set[str]] = {
+    # page: the phrases reviewed and kept, each where 단계 is a stage of a procedure, not a decoding step
+}
+
+
+def decoding_stages(text: str) -> list[tuple[int, str]]:
+    """(line, phrase) where the prose says 단계 for a decoding step; inline math stays visible ($t$ 단계)."""
+    text = re.sub(r"(?<!\\)\$([^$\n]+)\$", lambda m: " " + m.group(1) + " ", text)
+    text = prose(text)
+    return [(text.count("\n", 0, m.start()) + 1, re.sub(r"\s+", " ", m.group(0))) for m in DECODING_STAGE.finditer(text)]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_a_decoding_step_is_a_step(page: Path):
+    reviewed = DECODING_STAGE_REVIEWED.get(str(page.relative_to(DOCS)), set())
+    found = [(line, phrase) for line, phrase in decoding_stages(page.read_text(encoding="utf-8")) if phrase not in reviewed]
+    assert found == [], f"{page.relative_to(DOCS)}: 단계 for a decoding step (write 스텝): {found}"
+
+
+def test_the_step_check_sees_decoding_stages_and_not_procedure_stages():
+    page = "디코딩 단계의 토큰, 단계마다 하나.\n단계 $t$의 쿼리\n$t$ 단계에서\n정규화의 네 단계\n`forward`의 일곱 단계를 손으로\n"
+    assert decoding_stages(page) == [(1, "디코딩 단계"), (1, "단계마다"), (2, "단계 t"), (3, "t 단계")]
+
+
+def test_reviewed_stage_phrases_are_still_on_their_pages():
+    for name, phrases in DECODING_STAGE_REVIEWED.items():
+        found = {phrase for _, phrase in decoding_stages((DOCS / name).read_text(encoding="utf-8"))}
+        assert phrases <= found, f"{name}: reviewed but no longer there: {phrases - found}"
 
 
 # One symbol per quantity (docs/notation.md): y_t is a token of the translation, never the output distribution

@@ -1,34 +1,31 @@
 """Every page of the numbered chapters reads like a textbook section: it says what it teaches, sums up, and leads on.
 
 - It opens with a goal block, `!!! abstract "이 페이지에서 배우는 것"`, before its first `## ` section, holding 2 to 4
-  points (and, where it matters, a "먼저 읽을 것" line).
+  points. A "먼저 읽을 것" line there names a real prerequisite: a page other than the one just before it in the
+  course (the reader who reads in order has just read that one; the sidebar and the footer show it).
 - It has a `## 정리` section of 3 to 5 points, right before the exercises where the page has them, else last.
-- Its last line is `다음: [title](target)`, and the target is the next page of the course (the nav order); the
-  course's last page leads on to the first page the nav lists after the course (the appendix).
+- It leads on through the footer's previous and next links (`navigation.footer`; after the course's last page the
+  footer leads on to the appendix): no `다음: [title](target)` line repeats it.
 - Every numbered chapter opens with an `index.md` page (the sidebar label is a link, `navigation.indexes`).
 """
 
 import re
 
 import pytest
-from site_support import ROOT, chapters, nav, nav_pages
+from site_support import ROOT, chapters
 
 DOCS = ROOT / "docs"
 GOAL = '!!! abstract "이 페이지에서 배우는 것"'
 SUMMARY = "## 정리"
 EXERCISES = "## 연습 문제 { #exercises }"
-NEXT = re.compile(r"^다음: \[(?P<title>[^\]\n]+)\]\((?P<target>[^)\s]+)\)$")
+NEXT = re.compile(r"^다음: \[(?P<title>[^\]\n]+)\]\((?P<target>[^)\s]+)\)$", re.M)
+FIRST_READ = re.compile(r"^\s*먼저 읽을 것:(?P<line>.*)$", re.M)
+LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
 
 
 def course() -> list[str]:
     """Every page of the numbered chapters, in reading order."""
     return [page for _, pages in chapters() for page in pages]
-
-
-def after_course() -> str:
-    """The first page the nav lists after the last page of the course."""
-    pages = [page for _, page in nav_pages(nav())]
-    return pages[pages.index(course()[-1]) + 1]
 
 
 def structure(text: str) -> dict:
@@ -82,15 +79,29 @@ def test_the_page_sums_up_before_its_exercises_or_at_its_end(page: str):
     assert found["after"] in (None, EXERCISES), f"{page}: {SUMMARY} is followed by {found['after']!r}"
 
 
+def test_the_footer_leads_on():
+    """The footer's previous and next links (Material's `navigation.footer`) are what a page ends with."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r"^\s*- navigation\.footer\s*$", config, flags=re.M), "mkdocs.yml: navigation.footer is off"
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_the_page_ends_with_a_link_to_the_next_page(page: str):
-    last = structure((DOCS / page).read_text(encoding="utf-8"))["last"]
-    match = NEXT.match(last)
-    assert match, f"{page}: the last line is {last!r}, not '다음: [title](next page)'"
-    target = resolve(page, match["target"])
-    assert (DOCS / target).is_file(), f"{page}: {match['target']} does not exist"
-    pages = [*course(), after_course()]
-    assert target == pages[pages.index(page) + 1], f"{page}: 다음 points to {target}, the course goes on with the next"
+def test_no_next_line_repeats_the_footer(page: str):
+    found = [match.group(0) for match in NEXT.finditer((DOCS / page).read_text(encoding="utf-8"))]
+    assert found == [], f"{page}: {found} repeats the footer's next link"
+
+
+def prerequisites(page: str, text: str) -> list[str]:
+    """The pages a "먼저 읽을 것" line of `page` names (docs-relative paths)."""
+    return [resolve(page, link["target"]) for line in FIRST_READ.finditer(text) for link in LINK.finditer(line["line"])]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_prerequisite_is_not_just_the_previous_page(page: str):
+    previous = PAGES[PAGES.index(page) - 1] if PAGES.index(page) else None
+    named = prerequisites(page, (DOCS / page).read_text(encoding="utf-8"))
+    assert previous not in named, f"{page}: 먼저 읽을 것 names {previous}, the page just before it (the nav says so)"
+    assert all((DOCS / target).is_file() for target in named), f"{page}: {named}"
 
 
 def test_every_chapter_opens_with_an_index_page():
@@ -101,7 +112,9 @@ def test_the_reader_sees_a_missing_block_a_long_summary_and_a_wrong_link():
     page = f"# 제목\n\n본문\n\n## 절\n\n{SUMMARY}\n\n- 하나\n- 둘\n\n## 다른 절\n\n다음: [없는 곳](nowhere.md)\n"
     found = structure(page)
     assert found["goals"] == [] and len(found["summary"]) == 2 and found["after"] == "## 다른 절"
-    assert NEXT.match(found["last"])["target"] == "nowhere.md"
+    assert [m["target"] for m in NEXT.finditer(page)] == ["nowhere.md"]
+    goal = f"{GOAL}\n\n    - 하나\n\n    먼저 읽을 것: 2장의 [모델](../seq2seq/model.md), [데이터](data.md)\n"
+    assert prerequisites("seq2seq/tensors.md", goal) == ["seq2seq/model.md", "seq2seq/data.md"]
     good = f"# 제목\n\n{GOAL}\n\n    - 하나\n    - 둘\n\n    먼저 읽을 것: x\n\n본문\n\n- 목록은 세지 않는다\n"
     assert len(structure(good)["goals"]) == 2
     assert resolve("seq2seq/tensors.md", "../model-training/index.md#top") == "model-training/index.md"

@@ -322,7 +322,7 @@ def test_the_loop_steps_pass_by_pass_to_the_word_the_packaged_model_chooses_last
 
 def test_a_padded_position_is_weighted_exactly_zero_in_a_table_that_scrolls_with_a_cue(phone, built_site: BuiltSite):
     driver = phone
-    state, box = _open(driver, built_site, "bahdanau/attention.html", MASKED_SOFTMAX)
+    state, box = _open(driver, built_site, "bahdanau/attention-additions.html", MASKED_SOFTMAX)
     Select(box.find_element(By.CSS_SELECTOR, "select.stepper__run")).select_by_value("batch")
     batch = TRACE["runs"]["batch"]
     short, long = (s["source_tokens"] for s in batch["sentences"])

@@ -62,8 +62,12 @@
     const button = document.createElement("button");
     button.type = "button";
     button.className = "lightbox-cue";
-    button.textContent = "⤢ 눌러서 크게 보기";
-    button.setAttribute("aria-label", `크게 보기: ${figure.getAttribute("alt") || "그림"}`);
+    const icon = document.createElement("span");
+    icon.setAttribute("aria-hidden", "true");
+    icon.textContent = "⤢ ";
+    button.append(icon, "눌러서 크게 보기");
+    // the name starts with the visible words (a voice user says what they see) and adds which figure it opens
+    button.setAttribute("aria-label", `눌러서 크게 보기: ${figure.getAttribute("alt") || "그림"}`);
     button.addEventListener("click", () => show(figure));
     figure.after(button);
     return button;

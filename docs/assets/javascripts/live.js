@@ -274,7 +274,7 @@
     pick.className = "live-step";
     pick.dataset.live = "step";
     pick.textContent = `${t + 1}. ${vocab.target[token]}${forced ? " ✎" : ""}`;
-    pick.title = forced ? "직접 고른 단어(강요): 이 단계의 후보 보기" : "이 단계의 후보 보기";
+    pick.title = forced ? "직접 고른 단어(강요): 이 스텝의 후보 보기" : "이 스텝의 후보 보기";
     pick.disabled = busy > 0;  // drawn during a run: off like every other control until it ends
     pick.addEventListener("click", () => selectStep(column.dataset.modelColumn, t));
     linkable(table, pick, () => linkStep(table, t));
@@ -357,7 +357,7 @@
     table.className = "live-topk";
     table.dataset.step = t;
     table.setAttribute("aria-describedby", `live-topk-${model}`);
-    const caption = explanation(`live-topk-${model}`, `<strong>단계 ${t + 1}의 후보 ${TOP_K}개</strong>(로짓 순). ` +
+    const caption = explanation(`live-topk-${model}`, `<strong>스텝 ${t + 1}의 후보 ${TOP_K}개</strong>(로짓 순). ` +
       `log p = 로짓 − ${shift.toFixed(3)}: 모든 단어에서 같은 수(log Σ exp 로짓)를 빼므로 로짓의 순위와 log p의 순위가 ` +
       "같습니다. 확률 p = exp(log p)는 유효숫자 세 자리로, 작은 값은 10의 거듭제곱으로 적습니다.");
     const head = table.createTHead().insertRow();
@@ -384,7 +384,7 @@
       force.disabled = c.token === chosen || busy > 0;
       // the name holds the button's own words (고른 단어, 강요) outside brackets: a bracketed part reads as an aside
       const word = vocab.target[c.token];
-      force.setAttribute("aria-label", c.token === chosen ? `단계 ${t + 1}의 고른 단어 '${word}'` : `단계 ${t + 1}에 '${word}'를 강요`);
+      force.setAttribute("aria-label", c.token === chosen ? `스텝 ${t + 1}의 고른 단어 '${word}'` : `스텝 ${t + 1}에 '${word}'를 강요`);
       force.addEventListener("click", () => forceWord(model, t, c.token));
       row.insertCell().appendChild(force);
     });
@@ -404,7 +404,7 @@
     link.dataset.live = "line-by-line";
     const sentence = normalize(current.sentence).trim().split(/\s+/).join(" ");
     link.href = `${STEP_PAGE}#${new URLSearchParams({ s: sentence, t: t + 1 })}`;
-    link.textContent = `단계 ${t + 1}을 코드 한 줄씩 따라가기 (디코더의 한 스텝)`;
+    link.textContent = `스텝 ${t + 1}: 코드 한 줄씩 따라가기 (디코더의 한 스텝)`;
     p.append(link);
     return p;
   }
@@ -431,7 +431,7 @@
     table.className = "live-scores";
     table.dataset.live = "scores";
     table.setAttribute("aria-describedby", `live-scores-${model}`);
-    const caption = explanation(`live-scores-${model}`, `<strong>단계 ${t + 1}의 점수 e<sub>tj</sub>와 가중치 ` +
+    const caption = explanation(`live-scores-${model}`, `<strong>스텝 ${t + 1}의 점수 e<sub>tj</sub>와 가중치 ` +
       "α<sub>tj</sub></strong>: α<sub>tj</sub> = exp(e<sub>tj</sub> − max e) / Σ<sub>j</sub> exp(e<sub>tj</sub> − max e). " +
       "소프트맥스는 점수의 순서를 지키므로 가장 큰 점수(굵게)가 가장 큰 가중치입니다. 점수 자체의 크기는 모델마다 다르고, " +
       "가중치를 정하는 것은 점수끼리의 차이입니다.");
@@ -604,7 +604,7 @@
     const tree = document.createElement("ul");
     tree.className = "live-beam-tree";
     tree.dataset.live = "beam-tree";
-    tree.setAttribute("aria-label", "빔 서치의 가설 나무: 단계마다 살아남은 가설과 끝난 가설");
+    tree.setAttribute("aria-label", "빔 서치의 가설 나무: 스텝마다 살아남은 가설과 끝난 가설");
     const top = tree.appendChild(document.createElement("li"));
     top.appendChild(node("<sos>", "", "root", -1));
     let parents = [top];
@@ -626,8 +626,8 @@
     });
     const note = document.createElement("p");
     note.className = "live-beam-note";
-    note.textContent = "나무 읽기: 한 줄이 한 단계 깊어질 때마다 단어 하나. 괄호는 누적 로그 확률, 초록 테두리의 <eos>는 끝난 가설" +
-      "(점수 ÷ 길이), ★는 고른 번역. 자식이 없는 가설은 다음 단계에서 k개 안에 들지 못했거나, 끝난 가설이 k개가 되어 탐색이 멈춘 것입니다.";
+    note.textContent = "나무 읽기: 한 줄이 한 스텝 깊어질 때마다 단어 하나. 괄호는 누적 로그 확률, 초록 테두리의 <eos>는 끝난 가설" +
+      "(점수 ÷ 길이), ★는 고른 번역. 자식이 없는 가설은 다음 스텝에서 k개 안에 들지 못했거나, 끝난 가설이 k개가 되어 탐색이 멈춘 것입니다.";
     box.replaceChildren(note, tree);
     updateScrollCues();
   }
