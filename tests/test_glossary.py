@@ -4,9 +4,9 @@ The list of ruled-out variants is read from `docs/glossary.md` itself (the last 
 tables), so the page a reader sees and the check cannot drift apart. Every entry of the glossary
 defines its term in one sentence and links to the page (and section) that teaches it. A decoding
 step is a 스텝; 단계 is a stage of a procedure, and where the prose says 단계 for a decoding step in a
-way a pattern can tell (디코딩 단계, 단계마다, 단계 $t$, ...), the check fails, a reviewed list aside. What is checked is *prose*:
-code blocks (with the titles of excerpts, which live in a fence's info string), inline code, math,
-link targets, HTML, quotes ("..." and “...”, where the pages quote the original notes or a title)
+way a pattern can tell (디코딩 단계, 단계마다, 단계 $t$, ...), the check fails, a reviewed list aside.
+What is checked is *prose*: code blocks (with the titles of excerpts, which live in a fence's info string),
+inline code, math, link targets, HTML, quotes ("..." and “...”, where the pages quote the original notes or a title)
 and an English gloss in parentheses right after a term, e.g. 교사 강요(teacher forcing), are left out.
 """
 
@@ -88,7 +88,12 @@ def entries(glossary: str) -> list[dict[str, str]]:
             continue
         link = re.fullmatch(r"\[([^\]]+)\]\(([^)]+)\)", cells[0])
         rows.append(
-            {"cell": cells[0], "term": _link_text(cells[0]), "target": link.group(2) if link else "", "meaning": cells[1]}
+            {
+                "cell": cells[0],
+                "term": _link_text(cells[0]),
+                "target": link.group(2) if link else "",
+                "meaning": cells[1],
+            }
         )
     return rows
 
@@ -324,7 +329,12 @@ def test_the_entry_check_sees_a_missing_definition_link_and_anchor():
     bad = [
         {"cell": "패딩", "term": "패딩", "target": "", "meaning": "채우는 토큰입니다."},
         {"cell": "[패딩](nowhere.md)", "term": "패딩", "target": "nowhere.md", "meaning": "—"},
-        {"cell": "[패딩](seq2seq/tensors.md#nope)", "term": "패딩", "target": "seq2seq/tensors.md#nope", "meaning": "뜻입니다."},
+        {
+            "cell": "[패딩](seq2seq/tensors.md#nope)",
+            "term": "패딩",
+            "target": "seq2seq/tensors.md#nope",
+            "meaning": "뜻입니다.",
+        },
     ]
     found = [link_problems(entry) for entry in bad]
     assert ["not a link" in p for p in found[0]] == [True]
@@ -347,18 +357,25 @@ def decoding_stages(text: str) -> list[tuple[int, str]]:
     """(line, phrase) where the prose says 단계 for a decoding step; inline math stays visible ($t$ 단계)."""
     text = re.sub(r"(?<!\\)\$([^$\n]+)\$", lambda m: " " + m.group(1) + " ", text)
     text = prose(text)
-    return [(text.count("\n", 0, m.start()) + 1, re.sub(r"\s+", " ", m.group(0))) for m in DECODING_STAGE.finditer(text)]
+    return [
+        (text.count("\n", 0, m.start()) + 1, re.sub(r"\s+", " ", m.group(0))) for m in DECODING_STAGE.finditer(text)
+    ]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
 def test_a_decoding_step_is_a_step(page: Path):
     reviewed = DECODING_STAGE_REVIEWED.get(str(page.relative_to(DOCS)), set())
-    found = [(line, phrase) for line, phrase in decoding_stages(page.read_text(encoding="utf-8")) if phrase not in reviewed]
+    found = [
+        (line, phrase) for line, phrase in decoding_stages(page.read_text(encoding="utf-8")) if phrase not in reviewed
+    ]
     assert found == [], f"{page.relative_to(DOCS)}: 단계 for a decoding step (write 스텝): {found}"
 
 
 def test_the_step_check_sees_decoding_stages_and_not_procedure_stages():
-    page = "디코딩 단계의 토큰, 단계마다 하나.\n단계 $t$의 쿼리\n$t$ 단계에서\n정규화의 네 단계\n`forward`의 일곱 단계를 손으로\n"
+    page = (
+        "디코딩 단계의 토큰, 단계마다 하나.\n단계 $t$의 쿼리\n$t$ 단계에서\n"
+        "정규화의 네 단계\n`forward`의 일곱 단계를 손으로\n"
+    )
     assert decoding_stages(page) == [(1, "디코딩 단계"), (1, "단계마다"), (2, "단계 t"), (3, "t 단계")]
 
 
@@ -379,7 +396,9 @@ Y_AS_DISTRIBUTION = re.compile(
 def test_y_is_a_token_not_a_distribution(page: Path):
     text = page.read_text(encoding="utf-8")
     found = [m.group(0) for m in Y_AS_DISTRIBUTION.finditer(text)]
-    assert found == [], f"{page.relative_to(DOCS)}: y_t names a token (docs/notation.md); the distribution is p_t: {found}"
+    assert found == [], (
+        f"{page.relative_to(DOCS)}: y_t names a token (docs/notation.md); the distribution is p_t: {found}"
+    )
 
 
 def test_the_symbol_check_sees_y_as_a_distribution():

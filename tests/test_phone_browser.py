@@ -105,7 +105,9 @@ def test_every_figure_says_a_tap_enlarges_it(phone_pages: dict[str, dict]):
 
 
 def test_no_table_is_wider_than_its_box_on_a_phone(phone_pages: dict[str, dict]):
-    problems = [f"{page}: {table!r}" for page, states in phone_pages.items() for table in states["layout"]["wide_tables"]]
+    problems = [
+        f"{page}: {table!r}" for page, states in phone_pages.items() for table in states["layout"]["wide_tables"]
+    ]
     assert problems == [], "tables wider than their box at 390 px:\n" + "\n".join(problems)
 
 
