@@ -85,6 +85,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "hooks"))  # as pytest's `pythonpath` (pyproject.toml)
 
 from support import ROOT  # noqa: E402
 from test_excerpt_coverage import included_sections, section_lines  # noqa: E402  (the excerpts' own parsing)

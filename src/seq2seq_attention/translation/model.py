@@ -108,7 +108,9 @@ class Seq2Seq(nn.Module):
         encoder_outputs, encoder_hidden, source_mask = self.encode(source, lengths, source_mask)
         if target is None:  # nothing to learn from: decode greedily (the one free-running loop, `search.py`)
             state = self.decoder.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once
-            _, logits, attentions, _ = greedy_search(self.decoder.forward_step, state, max_length)  # (B, T, V)
+            _, logits, attentions, _ = greedy_search(
+                self.decoder.forward_step, state, max_length
+            )  # (B, T, V), (B, T, S) or None
             return F.log_softmax(logits, dim=-1), attentions  # (B, T, V), (B, T, S) or None
         log_probs, _, attentions = self.decoder(
             encoder_outputs,
