@@ -73,6 +73,9 @@ BASELINE: dict = {
 did not save take `TrainConfig`'s defaults. Frozen here so that the rows keep meaning one change from it."""
 OUT = ROOT / "results" / "quality"
 
+_BEST = {"bidirectional": True, "batch_size": 32, "dropout": 0.0}
+"""The changes of round one's best row (combo-bi-b32-d0), which the rows of round two start from."""
+
 ROWS: dict[str, tuple[str, dict]] = {
     "baseline": ("기준 레시피 (지금까지의 패키지 레시피)", {}),
     "smoothing-0": ("label smoothing 0.1 → 0", {"label_smoothing": 0.0}),
@@ -104,6 +107,28 @@ ROWS: dict[str, tuple[str, dict]] = {
         "양방향 + 배치 32 + dropout 0, 60초 예산, 스케줄을 13 에폭에 맞춤",
         {"bidirectional": True, "batch_size": 32, "dropout": 0.0, "time_budget": 60.0, "epochs": 13},
     ),
+    # Round two (issue 42): one change at a time on top of the best recipe of round one (combo-bi-b32-d0), first
+    # its schedule spread over the budget (it stopped at ~64 of its 70 planned epochs), then each lever on that.
+    "bi-budget": (
+        "양방향 + 배치 32 + dropout 0, 스케줄을 예산(300 CPU 초)에 맞춤",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000},
+    ),
+    "bi-budget-tied": (
+        "예산 스케줄 + 출력층과 번역문 쪽 임베딩의 가중치 공유",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000, "tie_embeddings": True},
+    ),
+    "bi-budget-d0.1": (
+        "예산 스케줄 + dropout 0 → 0.1",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000, "dropout": 0.1},
+    ),
+    "bi-budget-b64-lr0.004": (
+        "예산 스케줄 + 배치 32 → 64, 학습률 0.002 → 0.004",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000, "batch_size": 64, "learning_rate": 0.004},
+    ),
+    "bi-budget-avg5": (
+        "예산 스케줄 + 마지막 5 에폭의 가중치 평균",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000, "average_last": 5},
+    ),
 }
 """Training rows: a name, its Korean label, and the settings it changes in the packaged recipe."""
 
@@ -112,11 +137,22 @@ REFERENCES: dict[str, str] = {
     "baseline-60s-fit": "baseline-60s",
     "combo-bi-b32-d0-60s-fit": "baseline-60s",
     "combo-bi-b32-d0-60s": "baseline-60s",
+    "bi-budget": "combo-bi-b32-d0",
+    "bi-budget-tied": "bi-budget",
+    "bi-budget-d0.1": "bi-budget",
+    "bi-budget-b64-lr0.004": "bi-budget",
+    "bi-budget-avg5": "bi-budget",
 }
 REFERENCE_ROWS = ("baseline", "baseline-60s")
 """Rows that other rows are compared with (shown as 기준)."""
 
-SHORT = {"baseline": "기준", "luong": "루옹 행", "baseline-60s": "60초 기준"}
+SHORT = {
+    "baseline": "기준",
+    "luong": "루옹 행",
+    "baseline-60s": "60초 기준",
+    "combo-bi-b32-d0": "1차 최선",
+    "bi-budget": "예산 스케줄 행",
+}
 """Short Korean names of the rows others are compared with, for the verdict column and the paired table."""
 
 FINAL: dict[str, str | None] = {
