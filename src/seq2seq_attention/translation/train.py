@@ -398,35 +398,37 @@ def _train_epochs(
     progress: bool,
     log: Callable[[str], None],
 ) -> bool:
-    """Train the remaining epochs, saving after each; True when the time budget ended the run early."""
+    """Train the remaining epochs, saving after each; True when the time budget ended the run early.
+
+    With `average_last` above 1, the model ends with the mean of its last epochs' weights (`_WeightAverage`).
+    """
     criterion = make_criterion(config)
     budget = _Budget(config.time_budget, config.budget_clock)
     if config.schedule_over == "budget":
         run.scheduler = budget_scheduler(run.optimizer, config.schedule, budget.share)
     averaged = _WeightAverage(config.average_last)
-    try:
-        for epoch in range(run.start_epoch + 1, config.epochs + 1):
-            if epoch > run.start_epoch + 1 and budget.no_room_for_another_epoch():  # every run trains one epoch
-                log(f"time budget of {config.time_budget:.0f} s reached after {budget.elapsed():.0f} s: no epoch {epoch}")
-                return True
-            tic = budget.start_epoch()
-            loss, ratio = train_epoch(
-                run.model, run.loader, run.optimizer, criterion, config, epoch, device, progress, run.scheduler
-            )
-            if not math.isfinite(loss):
-                raise InputError(f"the loss became {loss} in epoch {epoch}; lower the learning rate")
-            test_loss = mean_loss(run.model, run.test_set, device) if run.test_set is not None else None  # no pairs: null
-            seconds = budget.end_epoch(tic)
-            run.history.append(
-                {"epoch": epoch, "loss": loss, "test_loss": test_loss, "seconds": seconds, "teacher_forcing_ratio": ratio}
-            )
-            held_out = "       -" if test_loss is None else f"{test_loss:8.4f}"
-            log(f"| epoch: {epoch:3d} | time: {seconds:5.1f} sec | loss: {loss:8.4f} | held-out loss: {held_out}")
-            averaged.add(run.model)
-            if directory is not None:
-                _save(directory, config, run)
-    finally:  # the budget's stop included: the run keeps the mean of its last `average_last` epochs' weights
-        averaged.load_into(run.model)
+    for epoch in range(run.start_epoch + 1, config.epochs + 1):
+        if epoch > run.start_epoch + 1 and budget.no_room_for_another_epoch():  # every run trains one epoch
+            log(f"time budget of {config.time_budget:.0f} s reached after {budget.elapsed():.0f} s: no epoch {epoch}")
+            averaged.load_into(run.model)
+            return True
+        tic = budget.start_epoch()
+        loss, ratio = train_epoch(
+            run.model, run.loader, run.optimizer, criterion, config, epoch, device, progress, run.scheduler
+        )
+        if not math.isfinite(loss):
+            raise InputError(f"the loss became {loss} in epoch {epoch}; lower the learning rate")
+        test_loss = mean_loss(run.model, run.test_set, device) if run.test_set is not None else None  # no pairs: null
+        seconds = budget.end_epoch(tic)
+        run.history.append(
+            {"epoch": epoch, "loss": loss, "test_loss": test_loss, "seconds": seconds, "teacher_forcing_ratio": ratio}
+        )
+        held_out = "       -" if test_loss is None else f"{test_loss:8.4f}"
+        log(f"| epoch: {epoch:3d} | time: {seconds:5.1f} sec | loss: {loss:8.4f} | held-out loss: {held_out}")
+        averaged.add(run.model)
+        if directory is not None:
+            _save(directory, config, run)
+    averaged.load_into(run.model)
     return False
 
 
@@ -487,8 +489,10 @@ class _WeightAverage:
         self.states: list[dict[str, torch.Tensor]] = []
 
     def add(self, model: nn.Module) -> None:
+        """Keep a copy of `model`'s weights as the newest epoch's (the oldest kept one goes past `count`)."""
         if self.count > 1:
-            self.states = [*self.states[-(self.count - 1) :], {k: v.detach().clone() for k, v in model.state_dict().items()}]
+            state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            self.states = [*self.states[-(self.count - 1) :], state]
 
     @torch.no_grad()
     def load_into(self, model: nn.Module) -> None:
