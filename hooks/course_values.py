@@ -34,7 +34,7 @@ CORPUS = "results/corpus/counts.json"
 BENCHMARK = "results/performance/benchmark.json"
 BENCHMARK_2 = "results/performance/threads2/benchmark.json"
 RECIPE = "results/quality"
-EXTERNAL = "results/quality/external"
+EXTERNAL = "results/quality/external/{name}.json"
 SEQ2SEQ = "results/seq2seq/metrics.json"
 FENCE_RECORD = "docs/fence-runs.json"
 SENTIMENT = "results/sentiment/accuracy.json"
@@ -57,7 +57,11 @@ COMMANDS = {
     SEQ2SEQ: "scripts/train_seq2seq.sh && python scripts/seq2seq_report.py",
     RECIPE: "OMP_NUM_THREADS=1 python scripts/ablation.py run --seeds 0 1 2",
     f"{RECIPE}/final": "OMP_NUM_THREADS=1 python scripts/ablation.py final --seeds 0 1 2 3 4",
-    EXTERNAL: "no command: numbers another session measured with Joey NMT, copied from the issue its source names",
+    **{
+        EXTERNAL.format(name=name): "no command: numbers measured elsewhere with Joey NMT, copied from the issue that "
+        "the file's source names"
+        for name in ("joey-transformer", "joey-recurrent")
+    },
     PACKAGED: "scripts/train_seq2seq.sh {name}",
     LIVE: "seq2seq-attention export-onnx --out docs/assets/live --overwrite (docs/live.md: the Luong graphs)",
     LIVE_RUNTIME: "copy ort-wasm.wasm of onnxruntime-web 1.17.3 from npm (README)",
@@ -541,27 +545,28 @@ def _recipes(values: dict[str, str], root: Path) -> None:
 
 EXTERNAL_RUNS = {"joey-transformer": ("joey_transformer", 3), "joey-recurrent": ("joey_recurrent", 2)}
 """The external measurements the appendix reports (results/quality/external/<file>.json), the name part of their
-values and how many runs each holds."""
+values and how many runs each holds. Their values start with ``external_``: the model is not one of this project's."""
 
 
 def _external(values: dict[str, str], root: Path) -> None:
     """The external measurements (Joey NMT, measured by others): greedy BLEU per run, mean and interval at about 300
     CPU-s on the test split, beam 5's mean, and the Transformer's one run at about 60 CPU-s."""
     for name, (model, runs) in EXTERNAL_RUNS.items():
-        reader = Reader(f"{EXTERNAL}/{name}.json", COMMANDS[EXTERNAL], root)
+        relative = EXTERNAL.format(name=name)
+        reader = Reader(relative, COMMANDS[relative], root)
         found = reader.get("runs", kind="list")
         if len(found) != runs:
             reader.fail("runs", f"{runs} runs", f"{len(found)}")
         bleus = [reader.get("runs", index, "greedy_bleu") for index in range(runs)]
         mean, low, high = _interval(bleus)
-        label = f"{model}_external_300s_{runs}runs_test"
-        values[f"bleu_mean_{label}"] = score(mean)
-        values[f"bleu_low_{label}"] = score(low)
-        values[f"bleu_high_{label}"] = score(high)
+        label = f"{model}_300s_{runs}runs_test"
+        values[f"external_bleu_mean_{label}"] = score(mean)
+        values[f"external_bleu_low_{label}"] = score(low)
+        values[f"external_bleu_high_{label}"] = score(high)
         if name == "joey-transformer":
             beams = [reader.get("runs", index, "beam5_bleu") for index in range(runs)]
-            values[f"bleu_beam5_mean_{label}"] = score(sum(beams) / len(beams))
-            values[f"bleu_{model}_external_60s_1run_test"] = score(reader.get("at_60s", "greedy_bleu"))
+            values[f"external_bleu_beam5_mean_{label}"] = score(sum(beams) / len(beams))
+            values[f"external_bleu_{model}_60s_1run_test"] = score(reader.get("at_60s", "greedy_bleu"))
 
 
 def _interval(values: list[float]) -> tuple[float, float, float]:
