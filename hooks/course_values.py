@@ -457,7 +457,13 @@ def recipe_name(row: str) -> str:
     return "recipe_" + row.removeprefix("combo-").replace("-60s", "").replace("-", "_").replace(".", "")
 
 
-OTHER_REFERENCE = {"combo-bi-b32-d0": ("combo-b32-d0",), "luong-feeding": ("luong",)}
+OTHER_REFERENCE = {
+    "combo-bi-b32-d0": ("combo-b32-d0",),
+    "luong-feeding": ("luong",),
+    "bi-budget": ("combo-bi-b32-d0",),
+    "bi-budget-beam-5": ("bi-budget",),
+    "bi-budget-beam-5-lp-0.6": ("bi-budget",),
+}
 """Rows the appendix also pairs with a row other than the baseline (seed by seed): the name gets ``_vs_<that row>``."""
 
 
