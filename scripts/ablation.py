@@ -150,6 +150,10 @@ REFERENCES: dict[str, str] = {
     "bi-budget-beam-5": "bi-budget",
     "bi-budget-beam-5-lp-0.6": "bi-budget",
 }
+"""The row a row is compared with, when it is not the baseline: input feeding is a change of the
+Luong decoder (the Bahdanau decoder already feeds its context into the GRU), so it is measured
+against the Luong decoder without it; a 60-second row is measured against a 60-second row; a round-two row
+against the row it changes one setting of; a decoding row against the checkpoints it re-scores, greedily."""
 REFERENCE_ROWS = ("baseline", "baseline-60s")
 """Rows that other rows are compared with (shown as 기준)."""
 
@@ -173,10 +177,9 @@ FINAL: dict[str, str | None] = {
     "bi-budget-60s": "combo-bi-b32-d0-60s-fit",
 }
 """Rows of the final comparison on the test split (`final`), five seeds each, and the row each is compared with
-(None: a reference). The new rows are the best by dev mean at their budget (see the dev table)."""
-"""The row a row is compared with, when it is not the baseline: input feeding is a change of the
-Luong decoder (the Bahdanau decoder already feeds its context into the GRU), so it is measured
-against the Luong decoder without it."""
+(None: a reference). The new rows are the best by dev mean at their budget (see the dev table); round two's
+(bi-budget at 300 and 60 CPU-s) are compared with round one's best at the same budget. A row without results is
+left out of the tables: `final --rows bi-budget bi-budget-60s` runs only those."""
 
 DECODES: dict[str, tuple[str, dict]] = {
     "beam-5": ("빔 5 (길이 보정 1.0)", {"beam_size": 5, "length_penalty": 1.0}),
