@@ -1,6 +1,12 @@
 """Where one training step of the packaged Bahdanau recipe spends its CPU time, by part (torch.profiler, 1 thread).
 
     python -m benchmarks.profile_trainer --warmup 20 --steps 86 --out results/performance/profile.json
+    python -m benchmarks.profile_trainer --recipe quality --warmup 20 --steps 150 \
+        --out results/performance/profile-quality.json
+
+`--recipe quality` profiles the recipe of the quality appendix instead (`QUALITY`: a bidirectional
+encoder, batch 32, dropout 0); its useful FLOPs are counted as for the one-direction encoder of
+the same H (`forward_flops`), so its `gemm_gflops_per_s` is an approximation.
 
 The model, loader, optimizer and loss are the trainer's own (`benchmarks.run.PROJECT`, as in
 `benchmarks.trainer_ab`: Bahdanau, H=256, batch 64, length buckets, dropout, label smoothing,
@@ -152,7 +158,19 @@ def sgemm_peak(n: int = 1024, rounds: int = 5, reps: int = 5) -> float:
     return best
 
 
-def build(warmup: int, steps: int):
+QUALITY = dict(
+    decoder="bahdanau",
+    batch_size=32,
+    learning_rate=2e-3,
+    schedule="cosine",
+    dropout=0.0,
+    label_smoothing=0.1,
+    bidirectional=True,
+)
+"""The recipe of the quality appendix (scripts/ablation.py's round-two rows: combo-bi-b32-d0's settings)."""
+
+
+def build(warmup: int, steps: int, recipe: str = "project"):
     torch.set_num_threads(1)
     from benchmarks.run import PROJECT
     from seq2seq_attention.core.training import make_optimizer, make_scheduler
@@ -169,9 +187,11 @@ def build(warmup: int, steps: int):
     train_pairs, _ = split_pairs(load_pairs())
     vocabs = build_vocabularies(train_pairs)
     dataset = TranslationDataset(train_pairs, vocabs)
-    config = TrainConfig(hidden_size=256, epochs=3, **PROJECT)
+    config = TrainConfig(hidden_size=256, epochs=3, **(QUALITY if recipe == "quality" else PROJECT))
     torch.manual_seed(0)
-    model = build_model(config.decoder, len(vocabs.source), len(vocabs.target), 256, config.dropout)
+    model = build_model(
+        config.decoder, len(vocabs.source), len(vocabs.target), 256, config.dropout, bidirectional=config.bidirectional
+    )
     loader = make_loader(dataset, config.batch_size, seed=0)
     if max(warmup, steps) > len(loader):
         raise SystemExit(f"--warmup and --steps must each be at most {len(loader)} (batches per epoch)")
@@ -210,11 +230,14 @@ def main(argv: list[str] | None = None) -> int:
         "--steps",
         type=int,
         default=86,
-        help="steps timed plain, then the same batches profiled (at most an epoch, 86 batches)",
+        help="steps timed plain, then the same batches profiled (at most an epoch: 86 batches of 64, 152 of 32)",
+    )
+    parser.add_argument(
+        "--recipe", choices=("project", "quality"), default="project", help="the settings profiled (default: project)"
     )
     parser.add_argument("--out", type=Path, help="write the parts as JSON here")
     args = parser.parse_args(argv)
-    parts = build(args.warmup, args.steps)
+    parts = build(args.warmup, args.steps, args.recipe)
     config, model, loader, optimizer, scheduler, criterion = parts
     clip = nn.utils.clip_grad_norm_  # `optimizer_step` looks it up through `nn.utils` at every call
     nn.utils.clip_grad_norm_ = regioned(clip, "clip")
@@ -247,8 +270,13 @@ def main(argv: list[str] | None = None) -> int:
     ]
     result = {
         "command": "python -m benchmarks.profile_trainer " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "setting": "bahdanau (benchmarks.run.PROJECT), H=256, batch 64, length buckets, 1 thread, "
-        "forward + backward + clipping + fused Adam + schedule",
+        "setting": (
+            "bahdanau (benchmarks.run.PROJECT), H=256, batch 64, length buckets, 1 thread, "
+            if args.recipe == "project"
+            else "bahdanau (benchmarks.profile_trainer.QUALITY), bidirectional encoder, H=256, batch 32, dropout 0, "
+            "length buckets, 1 thread, "
+        )
+        + "forward + backward + clipping + fused Adam + schedule",
         "clock": "thread CPU time (time.thread_time); parts are shares of the profiler's self time, scaled to it",
         "warmup_steps": args.warmup,
         "steps": args.steps,

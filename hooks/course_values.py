@@ -34,6 +34,7 @@ CORPUS = "results/corpus/counts.json"
 BENCHMARK = "results/performance/benchmark.json"
 BENCHMARK_2 = "results/performance/threads2/benchmark.json"
 RECIPE = "results/quality"
+EXTERNAL = "results/quality/external/{name}.json"
 SEQ2SEQ = "results/seq2seq/metrics.json"
 FENCE_RECORD = "docs/fence-runs.json"
 SENTIMENT = "results/sentiment/accuracy.json"
@@ -56,6 +57,11 @@ COMMANDS = {
     SEQ2SEQ: "scripts/train_seq2seq.sh && python scripts/seq2seq_report.py",
     RECIPE: "OMP_NUM_THREADS=1 python scripts/ablation.py run --seeds 0 1 2",
     f"{RECIPE}/final": "OMP_NUM_THREADS=1 python scripts/ablation.py final --seeds 0 1 2 3 4",
+    **{
+        EXTERNAL.format(name=name): "no command: numbers measured elsewhere with Joey NMT, copied from the issue that "
+        "the file's source names"
+        for name in ("joey-transformer", "joey-recurrent")
+    },
     PACKAGED: "scripts/train_seq2seq.sh {name}",
     LIVE: "seq2seq-attention export-onnx --out docs/assets/live --overwrite (docs/live.md: the Luong graphs)",
     LIVE_RUNTIME: "copy ort-wasm.wasm of onnxruntime-web 1.17.3 from npm (README)",
@@ -451,12 +457,19 @@ def recipe_name(row: str) -> str:
     return "recipe_" + row.removeprefix("combo-").replace("-60s", "").replace("-", "_").replace(".", "")
 
 
-OTHER_REFERENCE = {"combo-bi-b32-d0": ("combo-b32-d0",), "luong-feeding": ("luong",)}
+OTHER_REFERENCE = {
+    "combo-bi-b32-d0": ("combo-b32-d0",),
+    "luong-feeding": ("luong",),
+    "bi-budget": ("combo-bi-b32-d0",),
+    "bi-budget-beam-5": ("bi-budget",),
+    "bi-budget-beam-5-lp-0.6": ("bi-budget",),
+}
 """Rows the appendix also pairs with a row other than the baseline (seed by seed): the name gets ``_vs_<that row>``."""
 
 
-T_975 = {2: 4.303, 4: 2.776}
-"""Student-t 97.5% quantiles for 3 and 5 seeds (2 and 4 degrees of freedom): `evaluate.T_975`, as the intervals use."""
+T_975 = {1: 12.706, 2: 4.303, 4: 2.776}
+"""Student-t 97.5% quantiles for 2, 3 and 5 seeds or runs (1, 2 and 4 degrees of freedom): `evaluate.T_975`, as the
+intervals use."""
 
 
 def _recipes(values: dict[str, str], root: Path) -> None:
@@ -536,6 +549,32 @@ def _recipes(values: dict[str, str], root: Path) -> None:
                 values[f"cpu_percent_more_{label}"] = f"{100 * more:.0f}"
 
 
+EXTERNAL_RUNS = {"joey-transformer": ("joey_transformer", 3), "joey-recurrent": ("joey_recurrent", 2)}
+"""The external measurements the appendix reports (results/quality/external/<file>.json), the name part of their
+values and how many runs each holds. Their values start with ``external_``: the model is not one of this project's."""
+
+
+def _external(values: dict[str, str], root: Path) -> None:
+    """The external measurements (Joey NMT, measured by others): greedy BLEU per run, mean and interval at about 300
+    CPU-s on the test split, beam 5's mean, and the Transformer's one run at about 60 CPU-s."""
+    for name, (model, runs) in EXTERNAL_RUNS.items():
+        relative = EXTERNAL.format(name=name)
+        reader = Reader(relative, COMMANDS[relative], root)
+        found = reader.get("runs", kind="list")
+        if len(found) != runs:
+            reader.fail("runs", f"{runs} runs", f"{len(found)}")
+        bleus = [reader.get("runs", index, "greedy_bleu") for index in range(runs)]
+        mean, low, high = _interval(bleus)
+        label = f"{model}_300s_{runs}runs_test"
+        values[f"external_bleu_mean_{label}"] = score(mean)
+        values[f"external_bleu_low_{label}"] = score(low)
+        values[f"external_bleu_high_{label}"] = score(high)
+        if name == "joey-transformer":
+            beams = [reader.get("runs", index, "beam5_bleu") for index in range(runs)]
+            values[f"external_bleu_beam5_mean_{label}"] = score(sum(beams) / len(beams))
+            values[f"external_bleu_{model}_60s_1run_test"] = score(reader.get("at_60s", "greedy_bleu"))
+
+
 def _interval(values: list[float]) -> tuple[float, float, float]:
     """(mean, low, high): the 95% Student-t interval of a mean over seeds, as evaluate.seed_interval."""
     mean = sum(values) / len(values)
@@ -582,6 +621,7 @@ def values(root: Path = ROOT) -> dict[str, str]:
     _packaged(found, root)
     _benchmark(found, root)
     _recipes(found, root)
+    _external(found, root)
     _seq2seq(found, root)
     _fence_record(found, root)
     _sentiment(found, root)

@@ -73,6 +73,9 @@ BASELINE: dict = {
 did not save take `TrainConfig`'s defaults. Frozen here so that the rows keep meaning one change from it."""
 OUT = ROOT / "results" / "quality"
 
+_BEST = {"bidirectional": True, "batch_size": 32, "dropout": 0.0}
+"""The changes of round one's best row (combo-bi-b32-d0), which the rows of round two start from."""
+
 ROWS: dict[str, tuple[str, dict]] = {
     "baseline": ("기준 레시피 (지금까지의 패키지 레시피)", {}),
     "smoothing-0": ("label smoothing 0.1 → 0", {"label_smoothing": 0.0}),
@@ -104,6 +107,32 @@ ROWS: dict[str, tuple[str, dict]] = {
         "양방향 + 배치 32 + dropout 0, 60초 예산, 스케줄을 13 에폭에 맞춤",
         {"bidirectional": True, "batch_size": 32, "dropout": 0.0, "time_budget": 60.0, "epochs": 13},
     ),
+    # Round two (issue 42): one change at a time on top of the best recipe of round one (combo-bi-b32-d0), first
+    # its schedule spread over the budget (it stopped at ~64 of its 70 planned epochs), then each lever on that.
+    "bi-budget": (
+        "양방향 + 배치 32 + dropout 0, 스케줄을 예산(300 CPU 초)에 맞춤",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000},
+    ),
+    "bi-budget-tied": (
+        "예산 스케줄 + 출력층과 번역문 쪽 임베딩의 가중치 공유",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000, "tie_embeddings": True},
+    ),
+    "bi-budget-d0.1": (
+        "예산 스케줄 + dropout 0 → 0.1",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000, "dropout": 0.1},
+    ),
+    "bi-budget-b64-lr0.004": (
+        "예산 스케줄 + 배치 32 → 64, 학습률 0.002 → 0.004",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000, "batch_size": 64, "learning_rate": 0.004},
+    ),
+    "bi-budget-avg5": (
+        "예산 스케줄 + 마지막 5 에폭의 가중치 평균",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000, "average_last": 5},
+    ),
+    "bi-budget-60s": (
+        "양방향 + 배치 32 + dropout 0, 60초 예산, 스케줄을 예산에 맞춤",
+        {**_BEST, "schedule_over": "budget", "epochs": 1000, "time_budget": 60.0},
+    ),
 }
 """Training rows: a name, its Korean label, and the settings it changes in the packaged recipe."""
 
@@ -112,11 +141,30 @@ REFERENCES: dict[str, str] = {
     "baseline-60s-fit": "baseline-60s",
     "combo-bi-b32-d0-60s-fit": "baseline-60s",
     "combo-bi-b32-d0-60s": "baseline-60s",
+    "bi-budget": "combo-bi-b32-d0",
+    "bi-budget-tied": "bi-budget",
+    "bi-budget-d0.1": "bi-budget",
+    "bi-budget-b64-lr0.004": "bi-budget",
+    "bi-budget-avg5": "bi-budget",
+    "bi-budget-60s": "combo-bi-b32-d0-60s-fit",
+    "bi-budget-beam-5": "bi-budget",
+    "bi-budget-beam-5-lp-0.6": "bi-budget",
 }
+"""The row a row is compared with, when it is not the baseline: input feeding is a change of the
+Luong decoder (the Bahdanau decoder already feeds its context into the GRU), so it is measured
+against the Luong decoder without it; a 60-second row is measured against a 60-second row; a round-two row
+against the row it changes one setting of; a decoding row against the checkpoints it re-scores, greedily."""
 REFERENCE_ROWS = ("baseline", "baseline-60s")
 """Rows that other rows are compared with (shown as 기준)."""
 
-SHORT = {"baseline": "기준", "luong": "루옹 행", "baseline-60s": "60초 기준"}
+SHORT = {
+    "baseline": "기준",
+    "luong": "루옹 행",
+    "baseline-60s": "60초 기준",
+    "combo-bi-b32-d0": "1차 최선",
+    "bi-budget": "예산 스케줄 행",
+    "combo-bi-b32-d0-60s-fit": "1차 60초 최선",
+}
 """Short Korean names of the rows others are compared with, for the verdict column and the paired table."""
 
 FINAL: dict[str, str | None] = {
@@ -125,19 +173,25 @@ FINAL: dict[str, str | None] = {
     "combo-bi-b32-d0": "baseline",
     "baseline-60s": None,
     "combo-bi-b32-d0-60s-fit": "baseline-60s",
+    "bi-budget": "combo-bi-b32-d0",
 }
 """Rows of the final comparison on the test split (`final`), five seeds each, and the row each is compared with
-(None: a reference). The new rows are the best by dev mean at their budget (see the dev table)."""
-"""The row a row is compared with, when it is not the baseline: input feeding is a change of the
-Luong decoder (the Bahdanau decoder already feeds its context into the GRU), so it is measured
-against the Luong decoder without it."""
+(None: a reference). The new rows are the best by dev mean at their budget (see the dev table); round two's
+(bi-budget, 300 CPU-s) is compared with round one's best. A row without results is left out of the tables:
+`final --rows bi-budget` runs only it. bi-budget-60s has no dev row yet, so it is not a final row."""
 
 DECODES: dict[str, tuple[str, dict]] = {
     "beam-5": ("빔 5 (길이 보정 1.0)", {"beam_size": 5, "length_penalty": 1.0}),
     "beam-5-lp-0": ("빔 5, 길이 보정 없음", {"beam_size": 5, "length_penalty": 0.0}),
     "beam-10": ("빔 10 (길이 보정 1.0)", {"beam_size": 10, "length_penalty": 1.0}),
+    "bi-budget-beam-5": ("예산 스케줄 행을 빔 5로 (길이 보정 1.0)", {"beam_size": 5, "length_penalty": 1.0}),
+    "bi-budget-beam-5-lp-0.6": ("예산 스케줄 행을 빔 5로 (길이 보정 0.6)", {"beam_size": 5, "length_penalty": 0.6}),
 }
-"""Decoding rows: beam search on the baseline's checkpoints of the same seeds (no retraining)."""
+"""Decoding rows: beam search on the checkpoints of the same seeds of a training row (`DECODE_SOURCE`, else the
+baseline), no retraining."""
+
+DECODE_SOURCE = {"bi-budget-beam-5": "bi-budget", "bi-budget-beam-5-lp-0.6": "bi-budget"}
+"""The training row whose checkpoints a decoding row re-scores (the baseline when not named here)."""
 
 interval = seed_interval
 """(mean, low, high) over seeds: `evaluate.seed_interval`, the interval `evaluate.verdict` decides with."""
@@ -206,9 +260,10 @@ def train_row(row: str, seed: int, args: argparse.Namespace, say, eval_split: st
 
 
 def decode_row(row: str, seed: int, args: argparse.Namespace, say) -> None:
-    directory = args.checkpoints / f"baseline-seed{seed}"
+    source = DECODE_SOURCE.get(row, "baseline")
+    directory = args.checkpoints / f"{source}-seed{seed}"
     if not (directory / "checkpoint.json").is_file():
-        say(f"  {row} seed {seed}: skipped, no baseline checkpoint in {directory}")
+        say(f"  {row} seed {seed}: skipped, no {source} checkpoint in {directory}")
         return
     loaded = load_checkpoint(directory)
     config = loaded.training["config"]
@@ -565,9 +620,101 @@ def _evaluation(document: dict, test: list) -> Evaluation:
     )  # fmt: skip
 
 
+EXTERNAL_COMPARED = {
+    "joey-transformer": ("bi-budget", "combo-bi-b32-d0"),
+    "joey-recurrent": ("bi-budget", "combo-bi-b32-d0"),
+}
+"""External measurements (OUT/external/<name>.json) and the final rows at 300 CPU-s each is compared with."""
+EXTERNAL_60S = {"joey-transformer": ("combo-bi-b32-d0-60s-fit",)}
+"""External measurements with one run at about 60 CPU-s (``at_60s``), and the final row compared with it."""
+
+
+def read_external(path: Path) -> dict:
+    """An external measurement: ``label``, ``source``, ``settings`` and ``runs`` (``greedy_bleu`` each), checked.
+
+    Raises:
+        ResultError: one line naming the file and what is wrong.
+    """
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as error:
+        raise ResultError(f"{path}: not a readable JSON document ({error})") from None
+    runs = document.get("runs") if isinstance(document, dict) else None
+    if not isinstance(runs, list) or not runs:
+        return _external_error(path, '"runs" must be a non-empty list')
+    if not all(isinstance(run, dict) and _number(run.get("greedy_bleu")) for run in runs):
+        return _external_error(path, 'every run needs a finite "greedy_bleu"')
+    if not all(isinstance(document.get(key), str) and document[key] for key in ("label", "source")):
+        return _external_error(path, '"label" and "source" must be non-empty strings')
+    return document
+
+
+def _external_error(path: Path, problem: str) -> dict:
+    raise ResultError(f"{path}: {problem}")
+
+
+def external_pairs(ours: list[float], theirs: list[float]) -> list[float]:
+    """Ours minus theirs for runs of two recipes that share no seeds: the i-th run of each (in seed order, as
+    many pairs as the shorter list has), or each of ours against their one run when they have one.
+
+    Runs of different recipes are independent, so any fixed pairing gives differences whose mean estimates the
+    difference of the means and whose t-interval is valid; pairing in listed order picks nothing after the fact.
+    Against one run, the interval measures only our seeds' noise, not theirs.
+    """
+    if len(theirs) == 1:
+        return [bleu - theirs[0] for bleu in ours]
+    return [a - b for a, b in zip(ours, theirs, strict=False)]
+
+
+def external_lines(out: Path, final: Path) -> list[str]:
+    """The Korean tables of the external measurements (OUT/external) and of the final rows against them, with
+    `evaluate.verdict` over `external_pairs` (no p-values: their translations are not here)."""
+    documents = {
+        name: read_external(out / f"{name}.json") for name in EXTERNAL_COMPARED if (out / f"{name}.json").exists()
+    }
+    summary = summarize(load_results(final)) if final.is_dir() else {}
+    labels = {row: label for row, (label, _) in ROWS.items()}
+    lines = [
+        "--8<-- [start:external]",
+        "| 외부 레시피 (다른 사람이 잰 것) | 실행 | 탐욕적 BLEU (실행별) | 평균 | 평균의 95% 구간 | 빔 5 평균 |",
+        "|---|---:|---|---:|---|---:|",
+    ]
+    for document in documents.values():
+        bleus = [run["greedy_bleu"] for run in document["runs"]]
+        mean, low, high = interval(bleus)
+        bounds = "-" if math.isnan(low) else f"{low:.2f} – {high:.2f}"
+        beams = [run["beam5_bleu"] for run in document["runs"] if _number(run.get("beam5_bleu"))]
+        beam = f"{statistics.fmean(beams):.2f}" if beams else "-"
+        each = ", ".join(f"{b:.2f}" for b in bleus)
+        lines.append(f"| {document['label']} | {len(bleus)} | {each} | {mean:.2f} | {bounds} | {beam} |")
+    lines += ["--8<-- [end:external]", "", "--8<-- [start:external_verdict]"]
+    lines += [
+        "| 비교 (우리 − 외부) | 예산 | 짝 | 차 (짝별) | 평균 차 | 평균 차의 95% 구간 | 판정 |",
+        "|---|---|---:|---|---:|---|---|",
+    ]
+    for name, document in documents.items():
+        theirs = [run["greedy_bleu"] for run in document["runs"]]
+        compared = [("300 CPU 초", row, theirs) for row in EXTERNAL_COMPARED[name]]
+        if name in EXTERNAL_60S and isinstance(document.get("at_60s"), dict):
+            compared += [("60 CPU 초", row, [document["at_60s"]["greedy_bleu"]]) for row in EXTERNAL_60S[name]]
+        for budget, row, reference in compared:
+            if row not in summary:
+                continue
+            differences = external_pairs(summary[row]["bleus"], reference)
+            mean, low, high = interval(differences)
+            bounds = "-" if math.isnan(low) else f"{low:+.2f} – {high:+.2f}"
+            each = ", ".join(f"{d:+.2f}" for d in differences)
+            decided = verdict(differences).korean
+            lines.append(
+                f"| {labels[row]} − {document['label']} | {budget} | {len(differences)} | {each} | {mean:+.2f} "
+                f"| {bounds} | {decided} |"
+            )
+    return [*lines, "--8<-- [end:external_verdict]", ""]
+
+
 def tables_text(out: Path) -> str:
-    """The text of tables.ko.md: the dev tables and the final tables."""
-    return "\n".join(table_lines(out) + final_lines(out / "final"))
+    """The text of tables.ko.md: the dev tables, the final tables and the external comparison."""
+    return "\n".join(table_lines(out) + final_lines(out / "final") + external_lines(out / "external", out / "final"))
 
 
 def table(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ def test_committed_table_is_what_the_script_makes_of_the_committed_results():
 def test_committed_results_are_small_dev_runs_that_change_one_thing():
     paths = sorted(ablation.OUT.glob("*.json"))
     assert paths, "no results committed"
-    names = {p.name for p in paths} | {"tables.ko.md", "final"}
+    names = {p.name for p in paths} | {"tables.ko.md", "final", "external"}
     assert {p.name for p in ablation.OUT.iterdir()} <= names  # no checkpoints
     for path in paths:
         assert path.stat().st_size < 20_000, path
@@ -42,7 +42,8 @@ def test_committed_results_are_small_dev_runs_that_change_one_thing():
             assert TrainConfig(**config) == expected  # fields added after the run take their defaults
         else:
             assert document["changes"] == ablation.DECODES[document["row"]][1]
-            assert TrainConfig(**config) == ablation.run_config("baseline", document["seed"], 300.0)
+            source = ablation.DECODE_SOURCE.get(document["row"], "baseline")  # the row whose checkpoints it re-scores
+            assert TrainConfig(**config) == ablation.run_config(source, document["seed"], 300.0)
 
 
 @given(st.lists(st.floats(0, 100), min_size=2, max_size=10))
@@ -133,3 +134,33 @@ def test_the_paired_bootstrap_of_a_final_row_reads_its_translations(tmp_path):
     """`seed_p_values` compares the kept translations: a row against itself is a tie (p = 1)."""
     documents = ablation.load_results(ablation.OUT / "final")["baseline"]
     assert ablation.seed_p_values(documents[:2], documents[:2]) == [1.0, 1.0]
+
+
+def test_external_runs_pair_in_order_or_each_against_one():
+    assert ablation.external_pairs([40.0, 41.0, 42.0, 43.0, 44.0], [39.0, 41.5, 40.0]) == [1.0, -0.5, 2.0]
+    assert ablation.external_pairs([36.0, 37.0], [14.0]) == [22.0, 23.0]  # their one run: only our noise
+    verdict = ablation.verdict(ablation.external_pairs([36.0, 37.0, 36.5], [14.0]))
+    assert verdict.korean == "나아짐"
+
+
+def test_committed_external_measurements_say_where_they_come_from():
+    for name in ablation.EXTERNAL_COMPARED:
+        document = ablation.read_external(ablation.OUT / "external" / f"{name}.json")
+        assert "issue" in document["source"] and "not rerun" in document["source"]
+        assert document["settings"]["toolkit"] == "Joey NMT 2.3.0"
+    transformer = ablation.read_external(ablation.OUT / "external" / "joey-transformer.json")
+    mean, low, high = ablation.interval([run["greedy_bleu"] for run in transformer["runs"]])
+    assert (round(mean, 2), round(low, 2), round(high, 2)) == (40.49, 38.23, 42.74)  # as the issue states them
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [("{", "not a readable JSON"), ('{"runs": []}', "non-empty list"), ('{"runs": [{"greedy_bleu": null}]}', "finite"),
+     ('{"runs": [{"greedy_bleu": 30}], "label": "x"}', "non-empty strings")],
+)  # fmt: skip
+def test_a_broken_external_file_is_one_line_naming_it(tmp_path: Path, text: str, problem: str):
+    path = tmp_path / "joey.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ablation.ResultError, match=problem) as error:
+        ablation.read_external(path)
+    assert str(path) in str(error.value)

@@ -458,3 +458,50 @@ def test_configs_refuse_non_finite_and_out_of_range_numbers():
     refused(lambda: TrainConfig(epochs=2.5), "epochs", "integer")
     refused(lambda: SentimentConfig(batch_size=0), "batch_size")
     refused(lambda: SentimentConfig(sources=()), "sources")
+
+
+def test_a_schedule_over_the_budget_follows_the_share_of_the_budget_spent():
+    from seq2seq_attention.core.training import learning_rate_at
+    from seq2seq_attention.translation.train import BUDGET_SCHEDULE_STEPS, budget_scheduler
+
+    spent = iter([0.0, 0.5, 1.0])  # the share of the budget at construction, then after each step
+    optimizer = torch.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1)
+    scheduler = budget_scheduler(optimizer, "cosine", lambda: next(spent))
+    rates = [optimizer.param_groups[0]["lr"]]
+    for _ in range(2):
+        optimizer.step()
+        scheduler.step()
+        rates.append(optimizer.param_groups[0]["lr"])
+    total = BUDGET_SCHEDULE_STEPS
+    assert rates[0] == pytest.approx(0.1 / (0.05 * total))  # the first warm-up step
+    assert rates[1] == pytest.approx(learning_rate_at("cosine", 0.1, total // 2, total))
+    assert rates[1] == pytest.approx(0.1 * 0.5 * (1 + math.cos(math.pi * 0.45 / 0.95)), rel=1e-3)
+    assert 0 <= rates[2] < 1e-8  # the budget spent: the decay has reached zero
+
+
+def test_a_budget_schedule_trains_within_its_budget_and_needs_one(monkeypatch):
+    ticks = iter(range(0, 10**9, 10))  # every wall-clock reading is 10 s after the last
+    monkeypatch.setattr("time.perf_counter", lambda: float(next(ticks)))
+    config = tiny_config(epochs=1000, time_budget=300.0, schedule="cosine", schedule_over="budget")
+    result = train(config, pairs=PAIRS, progress=False, log=quiet, measure_bleu=False)
+    assert result.stopped_by_budget and 1 < len(result.history) < 1000
+    with pytest.raises(InputError, match="time_budget"):
+        tiny_config(schedule_over="budget")
+    with pytest.raises(InputError, match="schedule_over"):
+        tiny_config(schedule_over="steps")
+
+
+def test_average_last_keeps_the_mean_of_the_last_epochs_weights():
+    one = train(tiny_config("bahdanau", epochs=1), pairs=PAIRS, progress=False, log=quiet, measure_bleu=False)
+    two = train(tiny_config("bahdanau", epochs=2), pairs=PAIRS, progress=False, log=quiet, measure_bleu=False)
+    averaged = train(tiny_config("bahdanau", epochs=2, average_last=2), pairs=PAIRS, progress=False, log=quiet)
+    assert [h["loss"] for h in averaged.history] == [h["loss"] for h in two.history]  # the same training
+    first, last, mean = one.model.state_dict(), two.model.state_dict(), averaged.model.state_dict()
+    assert any(not torch.equal(first[k], last[k]) for k in first)
+    for k in mean:
+        torch.testing.assert_close(mean[k], (first[k] + last[k]) / 2)
+    kept = train(tiny_config("bahdanau", epochs=2, average_last=5), pairs=PAIRS, progress=False, log=quiet)
+    for k in mean:  # fewer epochs than asked for: the mean of those there are
+        torch.testing.assert_close(kept.model.state_dict()[k], mean[k])
+    with pytest.raises(InputError, match="average_last"):
+        tiny_config(average_last=0)

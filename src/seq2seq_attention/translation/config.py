@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..attention.scores import SCORES
 from ..core.checks import MAX_SIZE
 from ..core.config import check_config, setting
+from ..core.errors import InputError
 from ..core.training import SCHEDULES
 from .corpus import EVAL_SPLITS, MAX_WORDS, SPLITS
 from .decoders import DECODERS, check_score
@@ -20,6 +21,9 @@ BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
 
 INITIALIZATIONS = ("pytorch", "xavier")
 """How the weights start (`initialize`)."""
+
+SCHEDULE_SPANS = ("epochs", "budget")
+"""What the learning-rate schedule spans (`schedule_over`): the steps of `epochs` epochs, or the time budget."""
 
 TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
 """How the teacher-forcing ratio changes over the epochs (`teacher_forcing_at`)."""
@@ -90,6 +94,15 @@ class TrainConfig:
         0.0, "weight moved from the true word to all words in the loss", low=0.0, high=1.0, high_open=True
     )
     schedule: str = setting("constant", "learning-rate schedule (cosine: warm-up, then decay)", choices=SCHEDULES)
+    schedule_over: str = setting(
+        "epochs",
+        "what the schedule spans: the steps of all the epochs, or the time budget (each step's rate is that of the "
+        "share of time_budget spent, in budget_clock; the run may stop before its epochs)",
+        choices=SCHEDULE_SPANS,
+    )
+    average_last: int = setting(
+        1, "the weights kept are the mean of the last N epochs' weights (1: the last epoch's)", low=1, high=1000
+    )
     weight_decay: float = setting(0.0, "AdamW's decoupled weight decay (0: plain Adam)", low=0.0, high=10.0)
     bidirectional: bool = setting(False, "a bidirectional encoder: two GRUs of H/2 read the sentence both ways")
     tie_embeddings: bool = setting(False, "the decoder's output layer shares its weight with the target embedding")
@@ -104,6 +117,8 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_config(self)
+        if self.schedule_over == "budget" and self.time_budget is None:
+            raise InputError("schedule_over='budget' spreads the schedule over the time budget: set time_budget")
         check_score(self.decoder, self.score)  # the name only: `build_model` resolves the default
         check_architecture(self.decoder, self.hidden_size, self.bidirectional, self.tie_embeddings, self.input_feeding)
 

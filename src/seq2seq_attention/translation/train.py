@@ -12,7 +12,7 @@ from pathlib import Path
 
 import torch
 from torch import nn
-from torch.optim.lr_scheduler import LRScheduler
+from torch.optim.lr_scheduler import LambdaLR, LRScheduler
 from torch.utils.data import DataLoader
 
 from ..core.batching import DECODE_BATCH_SIZE, Batch
@@ -21,7 +21,7 @@ from ..core.checks import Call, checked
 from ..core.errors import InputError
 from ..core.files import LOCK_NAME, folder_lock
 from ..core.tokens import PAD_IDX
-from ..core.training import make_optimizer, make_scheduler, optimizer_step, run_epoch
+from ..core.training import learning_rate_at, make_optimizer, make_scheduler, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
 from .config import BUDGET_CLOCKS, INITIALIZATIONS, TEACHER_FORCING_SCHEDULES, TrainConfig
 from .corpus import (
@@ -389,12 +389,19 @@ def _train_epochs(
     progress: bool,
     log: Callable[[str], None],
 ) -> bool:
-    """Train the remaining epochs, saving after each; True when the time budget ended the run early."""
+    """Train the remaining epochs, saving after each; True when the time budget ended the run early.
+
+    With `average_last` above 1, the model ends with the mean of its last epochs' weights (`_WeightAverage`).
+    """
     criterion = make_criterion(config)
     budget = _Budget(config.time_budget, config.budget_clock)
+    if config.schedule_over == "budget":
+        run.scheduler = budget_scheduler(run.optimizer, config.schedule, budget.share)
+    averaged = _WeightAverage(config.average_last)
     for epoch in range(run.start_epoch + 1, config.epochs + 1):
         if epoch > run.start_epoch + 1 and budget.no_room_for_another_epoch():  # every run trains one epoch
             log(f"time budget of {config.time_budget:.0f} s reached after {budget.elapsed():.0f} s: no epoch {epoch}")
+            averaged.load_into(run.model)
             return True
         tic = budget.start_epoch()
         loss, ratio = train_epoch(
@@ -409,8 +416,10 @@ def _train_epochs(
         )
         held_out = "       -" if test_loss is None else f"{test_loss:8.4f}"
         log(f"| epoch: {epoch:3d} | time: {seconds:5.1f} sec | loss: {loss:8.4f} | held-out loss: {held_out}")
+        averaged.add(run.model)
         if directory is not None:
             _save(directory, config, run)
+    averaged.load_into(run.model)
     return False
 
 
@@ -426,6 +435,10 @@ class _Budget:
     def elapsed(self) -> float:
         return self.clock() - self.started
 
+    def share(self) -> float:
+        """The share of the budget spent so far (at most 1)."""
+        return min(1.0, self.elapsed() / self.seconds)
+
     def no_room_for_another_epoch(self) -> bool:
         """Whether one more epoch as costly as the last one would overrun the budget."""
         return self.seconds is not None and self.elapsed() + self.last_epoch_cost > self.seconds
@@ -437,6 +450,52 @@ class _Budget:
         """Record the epoch's cost; returns its wall-clock seconds (for the log and the history)."""
         self.last_epoch_cost = self.clock() - tic[1]
         return time.perf_counter() - tic[0]
+
+
+BUDGET_SCHEDULE_STEPS = 10_000
+"""The resolution of a schedule spread over the time budget: the budget counts as this many steps."""
+
+
+def budget_scheduler(optimizer: torch.optim.Optimizer, schedule: str, share: Callable[[], float]) -> LambdaLR:
+    """`schedule` spread over the time budget, not over the steps of the planned epochs (``schedule_over="budget"``).
+
+    Each step's learning rate is that of `learning_rate_at` at the share of the budget spent
+    (`share()`, 0 to 1) when the step is taken: with ``cosine``, a warm-up over the first 5% of
+    the budget and a decay that reaches zero where the budget ends, however many epochs the
+    machine fits into it. The rates then depend on how fast the machine runs, so two runs of the
+    same seed may differ; a resumed run spreads the schedule again over its own budget.
+    """
+    total = BUDGET_SCHEDULE_STEPS
+    return LambdaLR(optimizer, lambda _: learning_rate_at(schedule, 1.0, min(round(share() * total), total - 1), total))
+
+
+class _WeightAverage:
+    """The mean of the weights of the last `count` epochs (checkpoint averaging; `count` 1 keeps the last epoch's).
+
+    Floating-point tensors are averaged; others (none in these models) keep the last epoch's value.
+    """
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.states: list[dict[str, torch.Tensor]] = []
+
+    def add(self, model: nn.Module) -> None:
+        """Keep a copy of `model`'s weights as the newest epoch's (the oldest kept one goes past `count`)."""
+        if self.count > 1:
+            state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            self.states = [*self.states[-(self.count - 1) :], state]
+
+    @torch.no_grad()
+    def load_into(self, model: nn.Module) -> None:
+        """Put the mean of the kept epochs' weights into `model` (nothing with fewer than two kept)."""
+        if len(self.states) < 2:
+            return
+        last = self.states[-1]
+        mean = {
+            k: torch.stack([state[k] for state in self.states]).mean(0) if v.is_floating_point() else v
+            for k, v in last.items()
+        }  # each (like the parameter)
+        model.load_state_dict(mean)
 
 
 def _save(
