@@ -27,7 +27,8 @@ TUPLE = re.compile(rf"(?<![\w.])\(({ELEMENT}(?:,{ELEMENT})+)\)")  # not a call: 
 REFERENCE = {"notation.md", "index.md", "glossary.md", "model-training/index.md"}
 DESCRIBES = {
     "live.md": ["src/seq2seq_attention/translation/export.py"],  # the exported graphs' inputs and outputs
-    "performance/index.md": ["benchmarks/fused.py", "benchmarks/run.py"],  # the fused step and the FLOP model
+    "performance/index.md": ["benchmarks/fused.py", "benchmarks/run.py"],  # the step's tensors and the FLOP model
+    "performance/profile.md": ["benchmarks/fused.py"],  # the hand-fused step
 }
 """Pages that describe code they do not excerpt: the shape comments of that code count as the page's."""
 LINK = re.compile(r"\]\(([\w./-]+\.md)(?:#[\w-]+)?\)")
