@@ -105,6 +105,17 @@ def refused(call, *words: str) -> str:
     return message
 
 
+def raises_exactly(call, message: str, error: type[Exception] = ValueError) -> None:
+    """Run `call`, expect one `error` whose whole message matches the regular expression `message`."""
+    import re
+
+    import pytest
+
+    with pytest.raises(error) as caught:
+        call()
+    assert re.fullmatch(message, str(caught.value)), f"message {str(caught.value)!r} does not match {message!r}"
+
+
 def random_tokens(*shape: int, vocab_size: int = 11, device: str = "cpu"):
     """Token indices of `shape` drawn from [4, vocab_size): words only, no padding, <sos>, <eos> or <unk>."""
     import torch

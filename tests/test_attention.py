@@ -15,7 +15,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import refused
+from support import raises_exactly, refused
 
 from seq2seq_attention import BahdanauAttention, GeneralAttention, masked_softmax, scaled_dot_score
 
@@ -94,9 +94,7 @@ CASES: list[tuple[str, Callable[[], object], str]] = [
 
 @pytest.mark.parametrize(("call", "message"), [case[1:] for case in CASES], ids=[case[0] for case in CASES])
 def test_bad_input_raises_one_clear_value_error(call: Callable[[], object], message: str):
-    with pytest.raises(ValueError) as caught:
-        call()
-    assert re.fullmatch(message, str(caught.value)), f"message {str(caught.value)!r} does not match {message!r}"
+    raises_exactly(call, message)
 
 
 # Mixed devices: each call puts exactly one thing (an input, or the module) on `other`.
@@ -133,9 +131,7 @@ META_CASES = _device_cases("meta")
 
 @pytest.mark.parametrize(("call", "message"), [c[1:] for c in META_CASES], ids=[c[0] for c in META_CASES])
 def test_mixed_devices_are_caught_before_torch(call: Callable[[], object], message: str):
-    with pytest.raises(ValueError) as caught:
-        call()
-    assert re.fullmatch(message, str(caught.value)), f"message {str(caught.value)!r} does not match {message!r}"
+    raises_exactly(call, message)
 
 
 CUDA_CASES = _device_cases("cuda")
@@ -144,9 +140,7 @@ CUDA_CASES = _device_cases("cuda")
 @requires_cuda
 @pytest.mark.parametrize(("call", "message"), [c[1:] for c in CUDA_CASES], ids=[c[0] for c in CUDA_CASES])
 def test_mixing_cpu_and_cuda_is_caught_before_torch(call: Callable[[], object], message: str):
-    with pytest.raises(ValueError) as caught:
-        call()
-    assert re.fullmatch(message, str(caught.value)), f"message {str(caught.value)!r} does not match {message!r}"
+    raises_exactly(call, message)
 
 
 # The score functions and every attention module: each wrong input raises one ValueError that names the

@@ -8,7 +8,6 @@ names a state that does not fit the decoder (issue 32, item 5): a feeding decode
 """
 
 import copy
-import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -16,7 +15,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import random_tokens, refused, tiny_classifier, tiny_translator
+from support import raises_exactly, random_tokens, refused, tiny_classifier, tiny_translator
 
 from seq2seq_attention import (
     DECODERS,
@@ -150,9 +149,7 @@ for _name, _make in DECODER_CLASSES.items():
 
 @pytest.mark.parametrize(("call", "message"), [case[1:] for case in CASES], ids=[case[0] for case in CASES])
 def test_bad_input_raises_one_clear_value_error(call: Callable[[], object], message: str):
-    with pytest.raises(ValueError) as caught:
-        call()
-    assert re.fullmatch(message, str(caught.value)), f"message {str(caught.value)!r} does not match {message!r}"
+    raises_exactly(call, message)
 
 
 # Mixed devices: each call puts exactly one thing (an input, or the module) on `other`.
@@ -213,9 +210,7 @@ META_CASES = _device_cases("meta")
 
 @pytest.mark.parametrize(("call", "message"), [c[1:] for c in META_CASES], ids=[c[0] for c in META_CASES])
 def test_mixed_devices_are_caught_before_torch(call: Callable[[], object], message: str):
-    with pytest.raises(ValueError) as caught:
-        call()
-    assert re.fullmatch(message, str(caught.value)), f"message {str(caught.value)!r} does not match {message!r}"
+    raises_exactly(call, message)
 
 
 CUDA_CASES = _device_cases("cuda")
@@ -224,9 +219,7 @@ CUDA_CASES = _device_cases("cuda")
 @requires_cuda
 @pytest.mark.parametrize(("call", "message"), [c[1:] for c in CUDA_CASES], ids=[c[0] for c in CUDA_CASES])
 def test_mixing_cpu_and_cuda_is_caught_before_torch(call: Callable[[], object], message: str):
-    with pytest.raises(ValueError) as caught:
-        call()
-    assert re.fullmatch(message, str(caught.value)), f"message {str(caught.value)!r} does not match {message!r}"
+    raises_exactly(call, message)
 
 
 @pytest.fixture

@@ -49,22 +49,7 @@ def prose(text: str) -> str:
 
 def ruled_out(glossary: str) -> dict[str, str]:
     """Every ruled-out variant in the glossary's tables, mapped to the term to use instead."""
-    variants: dict[str, str] = {}
-    in_table = False
-    for line in glossary.splitlines():
-        if line.strip() == HEADER:
-            in_table = True
-            continue
-        if not in_table or not line.startswith("|"):
-            in_table = False
-            continue
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if set("".join(cells)) <= set("-: "):
-            continue
-        term, variants_cell = _link_text(cells[0]), cells[-1]
-        for variant in re.findall(r"`([^`]+)`", variants_cell):
-            variants[variant] = term
-    return variants
+    return {variant: row["term"] for row in entries(glossary) for variant in re.findall(r"`([^`]+)`", row["variants"])}
 
 
 def _link_text(cell: str) -> str:
@@ -93,6 +78,7 @@ def entries(glossary: str) -> list[dict[str, str]]:
                 "term": _link_text(cells[0]),
                 "target": link.group(2) if link else "",
                 "meaning": cells[1],
+                "variants": cells[-1],
             }
         )
     return rows
