@@ -22,7 +22,7 @@ so that the table can run the paired bootstrap per seed).
 
     OMP_NUM_THREADS=1 nice -n 15 python scripts/ablation.py run --seeds 0 1 2
     OMP_NUM_THREADS=1 nice -n 15 python scripts/ablation.py final --seeds 0 1 2 3 4
-    python scripts/ablation.py table    # results/quality/tables.ko.md, included by docs/appendix/recipe.md
+    python scripts/ablation.py table    # results/quality/tables.ko.md, included by docs/appendix/recipe-*.md
 """
 
 import argparse

@@ -28,15 +28,8 @@ TALL_PAGES: dict[str, int] = {
     # page (its URL in the site): its height in px at 390 px when reviewed (2026-11-27, headless Chromium, Noto CJK).
     # Not split or folded yet: each is a candidate for a split along its sections, or for folding an aside
     # (`/// details`, as bahdanau/attention.html does); each stays listed only while it is over the limit.
-    "appendix/recipe.html": 37366,
     "api/translation.html": 32433,  # generated API reference (mkdocstrings)
     "api/core.html": 19746,  # generated API reference (mkdocstrings)
-    "appendix/statistics.html": 16921,
-    "attention/heatmaps.html": 16647,
-    "bahdanau/forward_step.html": 16228,
-    "attention/results.html": 16190,
-    "bahdanau/decoder.html": 15706,
-    "seq2seq/training.html": 15604,
     "live.html": 15213,
 }
 
