@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from site_support import BuiltSite
 
 ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+EXCLUDED = re.compile(r"<details[^>]*\bdata-search-exclude\b[^>]*>.*?</details>", re.S)
+"""An element search leaves out, with its formulas (a folded exercise solution, hooks/solutions.py)."""
 
 
 def _indexes(built_site: BuiltSite) -> dict[str, dict]:
@@ -29,10 +31,12 @@ def _indexes(built_site: BuiltSite) -> dict[str, dict]:
 
 
 def _formulas(built_site: BuiltSite) -> dict[str, set[str]]:
-    """Every formula of every page, as the TeX (with its delimiters) the page carries for KaTeX."""
+    """Every formula of every page that search reads (not inside a folded solution), as the TeX (with its
+    delimiters) the page carries for KaTeX."""
     found = {}
     for page in built_site.pages():
-        tex = {html.unescape(m.group(2)).strip() for m in ARITHMATEX.finditer(page.read_text(encoding="utf-8"))}
+        searched = EXCLUDED.sub("", page.read_text(encoding="utf-8"))
+        tex = {html.unescape(m.group(2)).strip() for m in ARITHMATEX.finditer(searched)}
         if tex:
             found[page.relative_to(built_site.root).as_posix()] = tex
     return found
