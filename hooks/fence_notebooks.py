@@ -7,10 +7,11 @@ and says so; with everything importable it installs nothing.
 
 import ast
 import functools
+import posixpath
 import re
 import sys
 import tomllib
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import fence_runs
@@ -153,16 +154,8 @@ def _site_link(target: str, page: str, site_url: str | None) -> str:
     if not site_url or urlsplit(target).scheme or target.startswith(("#", "/", "mailto:")):
         return target
     path, _, anchor = target.partition("#")
-    resolved = PurePosixPath(page).parent / path
-    parts: list[str] = []
-    for part in resolved.parts:
-        if part == ".." and parts:
-            parts.pop()
-        elif part not in (".", ".."):
-            parts.append(part)
-    url = "/".join(parts)
-    if url.endswith(".md"):
-        url = url[: -len(".md")] + ".html"
+    url = re.sub(r"^(\.\.(/|$))+", "", posixpath.normpath(posixpath.join(posixpath.dirname(page), path)))
+    url = url[: -len(".md")] + ".html" if url.endswith(".md") else url
     return urljoin(site_url if site_url.endswith("/") else site_url + "/", url) + (f"#{anchor}" if anchor else "")
 
 
