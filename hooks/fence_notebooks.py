@@ -247,15 +247,18 @@ def notebook(
     markdown_parts: list[str] = []  # the markdown since the last code cell
     position = 0
 
+    def end_markdown() -> None:
+        if markdown_parts:
+            cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
+            markdown_parts.clear()
+
     def add_prose(start: int, until: int) -> None:
         body = _prose(lines[start:until], page, site_url, block_titles)
         *questions, answer = body.split(TRY_FIRST)
         for question in questions:  # a solution starts here: the question, an empty cell, then the answer
             if question.strip():
                 markdown_parts.append(question.strip())
-            if markdown_parts:
-                cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
-                markdown_parts.clear()
+            end_markdown()
             cells.append(_cell("code", TRY_FIRST_CELL))
         if answer.strip():
             markdown_parts.append(answer.strip())
@@ -269,15 +272,12 @@ def notebook(
         if fence is None:
             markdown_parts.append(_shown_fence(token))
             continue
-        if markdown_parts:
-            cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
-            markdown_parts.clear()
+        end_markdown()
         run = runs.get(fence.key, {}).get(fence.cpu_tag)
         printed = run["output"] if run and run["outcome"] == "passed" else ""
         cells.append(_cell("code", fence.code.rstrip("\n"), printed))
     add_prose(position, len(lines))
-    if markdown_parts:
-        cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
+    end_markdown()
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same notebook
     book = nbformat.from_dict(

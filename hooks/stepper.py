@@ -118,20 +118,14 @@ def _check_value(value: object) -> str | None:
         if "words" in value and not _nested(value["words"], str, (1, 2)):
             return f'"words" must be a list (of rows) of strings, got {short(value["words"])}'
         if "top" in value:
-            rows = (
-                value["top"]
-                if value["top"]
-                and isinstance(value["top"][0], list)
-                and value["top"][0]
-                and isinstance(value["top"][0][0], list)
-                else [value["top"]]
-            )
+            top = value["top"]  # [word, number] pairs, or rows of them
+            rows = top if top and isinstance(top[0], list) and top[0] and isinstance(top[0][0], list) else [top]
             if not all(
                 isinstance(row, list)
                 and all(isinstance(p, list) and len(p) == 2 and _is(p[0], str) and _is(p[1], _CELL) for p in row)
                 for row in rows
             ):
-                return f'"top" must be (rows of) [word, number] pairs, got {short(value["top"])}'
+                return f'"top" must be (rows of) [word, number] pairs, got {short(top)}'
         for key in ("cols", "rows"):
             if key in value and not _list_of(value[key], str):
                 return f'"{key}" must be a list of strings, got {short(value[key])}'
