@@ -181,11 +181,9 @@ def _message(path: Path, page: str | None, fence: str | None, problem: str) -> s
 def _fence_name(path: Path, page: str, number: int, key: object) -> str:
     """'fence 3 (line 120)': the entry's place in the page's list, and its line when the page still holds that code."""
     lines = {}
-    inside = not PurePosixPath(page).is_absolute() and ".." not in PurePosixPath(page).parts  # a page in docs/
-    with contextlib.suppress(OSError, UnicodeDecodeError, ValueError):
-        if not inside:
-            raise ValueError(page)
-        lines = {fence.key: fence.line for fence in spec_fences((path.parent / page).read_text(encoding="utf-8"))}
+    if not PurePosixPath(page).is_absolute() and ".." not in PurePosixPath(page).parts:  # a page in docs/
+        with contextlib.suppress(OSError, UnicodeDecodeError, ValueError):
+            lines = {fence.key: fence.line for fence in spec_fences((path.parent / page).read_text(encoding="utf-8"))}
     where = f"line {lines[key]}" if isinstance(key, str) and key in lines else f"key {key!r}"
     return f"fence {number} ({where})"
 
