@@ -475,21 +475,15 @@ def _recipes(values: dict[str, str], root: Path) -> None:
     """The appendix's recipe runs (H=256; the decoder from each run's config): three seeds a row on the dev split, five
     on the test split."""
     for folder, split, key, seeds in ((RECIPE, "dev", "dev", 3), (f"{RECIPE}/final", "test", "test", 5)):
-        rows = sorted({path.name.rsplit("-seed", 1)[0] for path in (root / folder).glob("*-seed*.json")})
+        rows = {path.name.rsplit("-seed", 1)[0] for path in (root / folder).glob("*-seed*.json")}
         by_row: dict[str, list[float]] = {}
         cpu_by_row: dict[str, list[float]] = {}
         decoders: dict[str, str] = {}
-        for row in sorted(set(rows) | set(RECIPE_ROWS)):
-            paths = sorted((root / folder).glob(f"{row}-seed*.json"))
+        for row in sorted(rows | set(RECIPE_ROWS)):
+            pattern = f"{row}-seed*.json"
+            paths = sorted((root / folder).glob(pattern))
             if len(paths) != seeds:
-                _fail(
-                    f"{folder}/{row}-seed*.json",
-                    "(the files)",
-                    f"{seeds} seeds",
-                    str(len(paths)),
-                    COMMANDS[folder],
-                    "them",
-                )
+                _fail(f"{folder}/{pattern}", "(the files)", f"{seeds} seeds", str(len(paths)), COMMANDS[folder], "them")
             bleus, cpu, wall, epochs = [], [], [], []
             for path in paths:
                 reader = Reader(str(path.relative_to(root)), COMMANDS[folder], root)
