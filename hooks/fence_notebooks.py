@@ -74,13 +74,12 @@ def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str
     source = f"git+{repo_url.rstrip('/')}" if repo_url else None
     lines = ["# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):"]
     dependencies = ", ".join(sorted(brought - {PACKAGE}))
-    if source:
-        lines.append(f"# - {PACKAGE}: 패키지 seq2seq-attention을 {source} 에서 (의존성 {dependencies} 중 없는 것 포함)")
-    else:
-        lines.append(
-            f"# - {PACKAGE}: 이 노트북이 든 저장소 폴더에서 `pip install -e 저장소`로"
-            f" (의존성 {dependencies} 중 없는 것 포함)"
-        )
+    where = (
+        f"패키지 seq2seq-attention을 {source} 에서"
+        if source
+        else "이 노트북이 든 저장소 폴더에서 `pip install -e 저장소`로"
+    )
+    lines.append(f"# - {PACKAGE}: {where} (의존성 {dependencies} 중 없는 것 포함)")
     lines += [f"# - {module}: 이 페이지의 코드가 씁니다" for module in others]
     lines.append("# 그다음 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다.")
     needed = {PACKAGE: source, **{module: module for module in others}}
