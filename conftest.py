@@ -21,8 +21,8 @@ pytest-markdown-docs turns every plain ```python fence in docs/ into a test item
 import ast
 import contextlib
 import datetime
+import functools
 import io
-import os
 import platform
 import tempfile
 import types
@@ -151,47 +151,39 @@ SLOW_FENCE_S = 5.0
 
 def _recorded_seconds(item: MarkdownInlinePythonItem) -> float:
     """How long the fence's last recorded CPU run took (0 when the record has none for this code)."""
-    global _record
-    if _record is None:
-        _record = fence_runs.load(Path(item.config.rootpath) / "docs" / fence_runs.RECORD_NAME)
     fence = _fence_of(item)
-    run = _record.get(fence.key, {}).get(fence.cpu_tag) if fence else None
+    run = _record(Path(item.config.rootpath)).get(fence.key, {}).get(fence.cpu_tag) if fence else None
     return float(run["seconds"]) if run else 0.0
 
 
-_record: dict[str, dict[str, dict]] | None = None
+@functools.cache
+def _record(root: Path) -> dict[str, dict[str, dict]]:
+    return fence_runs.load(root / "docs" / fence_runs.RECORD_NAME)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     marker = item.get_closest_marker("device")
-    if marker is None:
+    with pytest.MonkeyPatch.context() as patch:
+        if marker is not None:
+            patch.setenv(DEVICE_ENV, marker.args[0])
         return (yield)
-    before = os.environ.get(DEVICE_ENV)
-    os.environ[DEVICE_ENV] = marker.args[0]
-    try:
-        return (yield)
-    finally:
-        if before is None:
-            os.environ.pop(DEVICE_ENV, None)
-        else:
-            os.environ[DEVICE_ENV] = before
 
 
 _runs: dict[str, dict[str, dict]] = {}
 """This session's fence runs for the record, by fence key and device tag (only with `--record-fences`)."""
 _unkeyed: list[str] = []
 _recorded: list[str] = []
-_page_fences: dict[Path, dict[int, "fence_runs.Fence"]] = {}
 
 
 def _fence_of(item: MarkdownInlinePythonItem) -> "fence_runs.Fence | None":
     """The fence an item runs, found by its line among the page's spec fences (as the record reads them)."""
-    path = Path(item.path)
-    if path not in _page_fences:
-        fences = fence_runs.spec_fences(path.read_text(encoding="utf-8"))
-        _page_fences[path] = {fence.line: fence for fence in fences}
-    return _page_fences[path].get(item.start_line)
+    return _fences_by_line(Path(item.path)).get(item.start_line)
+
+
+@functools.cache
+def _fences_by_line(page: Path) -> dict[int, "fence_runs.Fence"]:
+    return {fence.line: fence for fence in fence_runs.spec_fences(page.read_text(encoding="utf-8"))}
 
 
 def _device_name(tag: str) -> str:
@@ -207,9 +199,7 @@ def _device_name(tag: str) -> str:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
-    if report.when != "call" or not isinstance(item, FenceItem):
-        return report
-    if not item.config.getoption("--record-fences"):
+    if report.when != "call" or not isinstance(item, FenceItem) or not item.config.getoption("--record-fences"):
         return report
     marker = item.get_closest_marker("device")
     tag = marker.args[0] if marker else NO_DEVICE

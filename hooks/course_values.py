@@ -91,6 +91,13 @@ class ResultsFileError(ValueError):
     """A results file the prose reads is missing, malformed, truncated or holds a value of the wrong kind."""
 
 
+def _fail(relative: str, entry: str, expected: str, found: str, command: str, them: str = "it") -> None:
+    """Stop the build with the one line that names the file, the entry, what was expected and the command."""
+    raise ResultsFileError(
+        f"{relative}: {entry}: expected {expected}, found {found}; re-create {them} with `{command}`"
+    )
+
+
 class Reader:
     """One results file, parsed strictly; `get` walks to an entry and checks its kind."""
 
@@ -115,9 +122,7 @@ class Reader:
             self.fail("(the file)", "a complete JSON document", found + " (truncated or malformed?)")
 
     def fail(self, entry: str, expected: str, found: str) -> None:
-        raise ResultsFileError(
-            f"{self.relative}: {entry}: expected {expected}, found {found}; re-create it with `{self.command}`"
-        )
+        _fail(self.relative, entry, expected, found, self.command)
 
     def get(self, *keys: str | int, kind: str = "number") -> Any:
         """The entry at `keys`, checked to be of `kind` (number, fraction, count, text, list, dict)."""
@@ -137,6 +142,14 @@ class Reader:
         if not check(value):
             self.fail(where, expected, _describe(value))
         return value
+
+    def indices(self, *keys: str | int) -> range:
+        """The indices of the non-empty list at `keys`."""
+        return range(len(self.get(*keys, kind="list")))
+
+    def each(self, *keys: str | int, kind: str = "number") -> list[Any]:
+        """Every entry of the non-empty list at `keys`, each checked to be of `kind`."""
+        return [self.get(*keys, index, kind=kind) for index in self.indices(*keys)]
 
 
 def _number(value: object) -> bool:
@@ -197,9 +210,8 @@ def _compare(values: dict[str, str], root: Path) -> None:
         reader.fail("settings.split", "'by_english' (the prose names it the main split)", repr(settings.get("split")))
     values["hidden_compare_h128"] = str(reader.get("settings", "hidden_size", kind="count"))
     values["epochs_compare_h128"] = str(reader.get("settings", "epochs", kind="count"))
-    models = reader.get("models", kind="list")
     found = set()
-    for index in range(len(models)):
+    for index in reader.indices("models"):
         decoder = reader.get("models", index, "decoder", kind="text")
         if decoder not in COMPARE_DECODERS:
             continue
@@ -207,11 +219,8 @@ def _compare(values: dict[str, str], root: Path) -> None:
         name = COMPARE_DECODERS[decoder]
         values[f"bleu_{name}_compare_h128_test"] = score(reader.get("models", index, "bleu"))
         values[f"bleu_std_{name}_compare_h128_test"] = score(reader.get("models", index, "bleu_std"))
-        per_seed = reader.get("models", index, "bleu_per_seed", kind="list")
-        for seed in range(len(per_seed)):
-            values[f"bleu_{name}_compare_h128_seed{seed}_test"] = score(
-                reader.get("models", index, "bleu_per_seed", seed)
-            )
+        for seed, bleu in enumerate(reader.each("models", index, "bleu_per_seed")):
+            values[f"bleu_{name}_compare_h128_seed{seed}_test"] = score(bleu)
         values[f"exact_{name}_compare_h128_test"] = percent(reader.get("models", index, "exact_match", kind="fraction"))
         if decoder != "gru":
             peak = reader.get("models", index, "mean_max_weight", kind="fraction")
@@ -226,34 +235,21 @@ def _compare(values: dict[str, str], root: Path) -> None:
     )
     values["time_budget_compare_h128"] = f"{reader.get('settings', 'time_budget'):g}"
     bleu = {d: float(values[f"bleu_{COMPARE_DECODERS[d]}_compare_h128_test"]) for d in COMPARE_DECODERS}
-    for index in range(len(reader.get("comparisons", kind="list"))):
+    for index in reader.indices("comparisons"):
         baseline = reader.get("comparisons", index, "baseline", kind="text")
         system = reader.get("comparisons", index, "system", kind="text")
         if baseline not in COMPARE_DECODERS or system not in COMPARE_DECODERS:
             reader.fail(f"comparisons[{index}]", f"decoders among {sorted(COMPARE_DECODERS)}", f"{baseline}, {system}")
         name = f"{COMPARE_DECODERS[system]}_vs_{COMPARE_DECODERS[baseline]}_compare_h128"
-        differences = [
-            reader.get("comparisons", index, "difference_per_seed", seed)
-            for seed in range(len(reader.get("comparisons", index, "difference_per_seed", kind="list")))
-        ]
+        differences = reader.each("comparisons", index, "difference_per_seed")
         for seed, difference in enumerate(differences):
             values[f"diff_{name}_seed{seed}_test"] = f"{difference:+.2f}"
-        values[f"diff_min_{name}_test"] = f"{min(differences):+.2f}"
-        values[f"diff_max_{name}_test"] = f"{max(differences):+.2f}"
-        values[f"diff_mean_{name}_test"] = f"{bleu[system] - bleu[baseline]:+.2f}"
-        mean = sum(differences) / len(differences)
-        spread = (sum((d - mean) ** 2 for d in differences) / (len(differences) - 1)) ** 0.5
-        half = T_975[len(differences) - 1] * spread / len(differences) ** 0.5
-        values[f"diff_low_{name}_test"] = f"{mean - half:+.2f}"
-        values[f"diff_high_{name}_test"] = f"{mean + half:+.2f}"
-        p_values = reader.get("comparisons", index, "p_value_per_seed", kind="list")
-        values[f"p_max_{name}_test"] = (
-            f"{max(reader.get('comparisons', index, 'p_value_per_seed', i) for i in range(len(p_values))):g}"
-        )
-    heatmaps = reader.get("heatmaps", kind="list")
+        # the mean difference is that of the two means as the table shows them
+        _paired(values, f"{name}_test", differences, mean=bleu[system] - bleu[baseline])
+        values[f"p_max_{name}_test"] = f"{max(reader.each('comparisons', index, 'p_value_per_seed')):g}"
     for decoder in ("bahdanau", "luong"):
         stats = []
-        for index in range(len(heatmaps)):
+        for index in reader.indices("heatmaps"):
             weights = reader.get("heatmaps", index, decoder, "weights", kind="list")
             source = reader.get("heatmaps", index, "source", kind="text")
             if len(weights) < 2:
@@ -332,7 +328,7 @@ def _seq2seq(values: dict[str, str], root: Path) -> None:
         if reader.get("runs", run, "split", kind="text") != "by_english":
             reader.fail(f"runs.{run}.split", "'by_english'", repr(reader.get("runs", run, "split")))
         values[f"best_test_loss_{name}_test"] = f"{reader.get('runs', run, 'best_test_loss'):.2f}"
-    for index in range(len(reader.get("comparisons", kind="list"))):
+    for index in reader.indices("comparisons"):
         runs = [reader.get("comparisons", index, side, kind="text") for side in ("baseline", "system")]
         names = [run.removesuffix(" (greedy)") for run in runs]
         if not all(run.endswith(" (greedy)") for run in runs) or not all(n in SEQ2SEQ_RUNS for n in names):
@@ -347,7 +343,7 @@ def _fence_record(values: dict[str, str], root: Path) -> None:
     reader = Reader(FENCE_RECORD, COMMANDS[FENCE_RECORD], root)
     newest = None
     for page in reader.get("pages", kind="dict"):
-        for index in range(len(reader.get("pages", page, kind="list"))):
+        for index in reader.indices("pages", page):
             runs = reader.get("pages", page, index, "runs", kind="dict")
             if "cuda" in runs:
                 run = tuple(
@@ -363,7 +359,7 @@ def _fence_record(values: dict[str, str], root: Path) -> None:
 def _sentiment(values: dict[str, str], root: Path) -> None:
     """Chapter 5: the classifiers' data sizes, mean test accuracy over seeds and the figure's first sentence."""
     reader = Reader(SENTIMENT, COMMANDS[SENTIMENT], root)
-    for index in range(len(reader.get("table", kind="list"))):
+    for index in reader.indices("table"):
         setup = reader.get("table", index, "setup", kind="text")
         kind = reader.get("table", index, "kind", kind="text")
         test = reader.get("table", index, "test_size", kind="count")
@@ -381,9 +377,9 @@ def _sentiment(values: dict[str, str], root: Path) -> None:
     values["clip_attention_sentiment"] = f"{recipe.get('training', 'config', 'clip'):g}"
     reader.get("figures", "all", "sentences", kind="list")
     for setup in ("imdb", "all"):  # what the two attention figures show, measured on the weights they draw
-        shown = reader.get("figures", setup, "sentences", kind="list")
-        rows = [reader.get("figures", setup, "sentences", i, "weights", kind="list") for i in range(len(shown))]
-        tokens = [reader.get("figures", setup, "sentences", i, "words", kind="list") for i in range(len(shown))]
+        shown = reader.indices("figures", setup, "sentences")
+        rows = [reader.get("figures", setup, "sentences", i, "weights", kind="list") for i in shown]
+        tokens = [reader.get("figures", setup, "sentences", i, "words", kind="list") for i in shown]
         values[f"sentences_sentiment_{setup}_figure"] = str(len(rows))
         values[f"first_over_last_sentiment_{setup}_figure"] = str(sum(row[0] > row[-1] for row in rows))
         values[f"decreasing_sentiment_{setup}_figure"] = str(
@@ -441,9 +437,8 @@ def _benchmark(values: dict[str, str], root: Path) -> None:
     values["useful_gflop_per_epoch_benchmark"] = f"{reader.get('flop_model', 'useful_gflop_per_epoch'):.0f}"
     values["useful_mflop_per_pair_benchmark"] = f"{reader.get('flop_model', 'useful_mflop_per_pair'):.1f}"
     for trainer in ("project", "tutorial"):
-        points = reader.get("quality", trainer, kind="list")
-        scores = [reader.get("quality", trainer, index, "bleu") for index in range(len(points))]
-        best = max(range(len(points)), key=scores.__getitem__)
+        scores = [reader.get("quality", trainer, index, "bleu") for index in reader.indices("quality", trainer)]
+        best = max(range(len(scores)), key=scores.__getitem__)
         values[f"bleu_best_{trainer}_benchmark_300s_by_french"] = score(scores[best])
         values[f"seconds_best_{trainer}_benchmark_300s_by_french"] = f"{reader.get('quality', trainer, best, 'at_s'):g}"
 
@@ -467,6 +462,10 @@ OTHER_REFERENCE = {
 """Rows the appendix also pairs with a row other than the baseline (seed by seed): the name gets ``_vs_<that row>``."""
 
 
+BASELINE_SETTINGS = ("hidden_size", "batch_size", "learning_rate", "epochs", "dropout", "label_smoothing")
+"""The baseline recipe's settings the appendix states (``<setting>_bahdanau_recipe_baseline``, from its dev runs)."""
+
+
 T_975 = {1: 12.706, 2: 4.303, 4: 2.776}
 """Student-t 97.5% quantiles for 2, 3 and 5 seeds or runs (1, 2 and 4 degrees of freedom): `evaluate.T_975`, as the
 intervals use."""
@@ -476,17 +475,15 @@ def _recipes(values: dict[str, str], root: Path) -> None:
     """The appendix's recipe runs (H=256; the decoder from each run's config): three seeds a row on the dev split, five
     on the test split."""
     for folder, split, key, seeds in ((RECIPE, "dev", "dev", 3), (f"{RECIPE}/final", "test", "test", 5)):
-        rows = sorted({path.name.rsplit("-seed", 1)[0] for path in (root / folder).glob("*-seed*.json")})
+        rows = {path.name.rsplit("-seed", 1)[0] for path in (root / folder).glob("*-seed*.json")}
         by_row: dict[str, list[float]] = {}
         cpu_by_row: dict[str, list[float]] = {}
         decoders: dict[str, str] = {}
-        for row in sorted(set(rows) | set(RECIPE_ROWS)):
-            paths = sorted((root / folder).glob(f"{row}-seed*.json"))
+        for row in sorted(rows | set(RECIPE_ROWS)):
+            pattern = f"{row}-seed*.json"
+            paths = sorted((root / folder).glob(pattern))
             if len(paths) != seeds:
-                raise ResultsFileError(
-                    f"{folder}/{row}-seed*.json: (the files): expected {seeds} seeds, found {len(paths)}; "
-                    f"re-create them with `{COMMANDS[folder]}`"
-                )
+                _fail(f"{folder}/{pattern}", "(the files)", f"{seeds} seeds", str(len(paths)), COMMANDS[folder], "them")
             bleus, cpu, wall, epochs = [], [], [], []
             for path in paths:
                 reader = Reader(str(path.relative_to(root)), COMMANDS[folder], root)
@@ -500,21 +497,11 @@ def _recipes(values: dict[str, str], root: Path) -> None:
                 epochs.append(reader.get("epochs", kind="count"))
                 decoder = reader.get("config", "decoder", kind="text")
                 if row == "baseline" and key == "dev":
-                    for setting in (
-                        "hidden_size",
-                        "batch_size",
-                        "learning_rate",
-                        "epochs",
-                        "dropout",
-                        "label_smoothing",
-                    ):
+                    for setting in BASELINE_SETTINGS:
                         values[f"{setting}_bahdanau_recipe_baseline"] = f"{reader.get('config', setting):g}"
-            mean, low, high = _interval(bleus)
             budget = "60s" if "-60s" in row else "300s"
             label = f"{decoder}_{recipe_name(row)}_h256_{budget}_{len(bleus)}seeds_{split}"
-            values[f"bleu_mean_{label}"] = score(mean)
-            values[f"bleu_low_{label}"] = score(low)
-            values[f"bleu_high_{label}"] = score(high)
+            _mean_and_interval(values, "bleu", label, bleus)
             for seed, bleu in enumerate(bleus):
                 values[f"bleu_seed{seed}_{label}"] = score(bleu)
             # how long the seeds ran: the CPU time the budget counts, the wall-clock time and the epochs finished
@@ -536,15 +523,9 @@ def _recipes(values: dict[str, str], root: Path) -> None:
             for suffix, reference in pairs:
                 if row == reference or reference not in by_row:
                     continue
-                differences = [a - b for a, b in zip(bleus, by_row[reference], strict=True)]
-                mean_difference, low, high = _interval(differences)
                 budget = "60s" if "-60s" in row else "300s"
                 label = f"{decoders[row]}_{recipe_name(row)}{suffix}_h256_{budget}_{len(bleus)}seeds_{split}"
-                values[f"diff_mean_{label}"] = f"{mean_difference:+.2f}"
-                values[f"diff_min_{label}"] = f"{min(differences):+.2f}"
-                values[f"diff_max_{label}"] = f"{max(differences):+.2f}"
-                values[f"diff_low_{label}"] = f"{low:+.2f}"
-                values[f"diff_high_{label}"] = f"{high:+.2f}"
+                _paired(values, label, [a - b for a, b in zip(bleus, by_row[reference], strict=True)])
                 more = sum(cpu_by_row[row]) / sum(cpu_by_row[reference]) - 1
                 values[f"cpu_percent_more_{label}"] = f"{100 * more:.0f}"
 
@@ -563,12 +544,8 @@ def _external(values: dict[str, str], root: Path) -> None:
         found = reader.get("runs", kind="list")
         if len(found) != runs:
             reader.fail("runs", f"{runs} runs", f"{len(found)}")
-        bleus = [reader.get("runs", index, "greedy_bleu") for index in range(runs)]
-        mean, low, high = _interval(bleus)
         label = f"{model}_300s_{runs}runs_test"
-        values[f"external_bleu_mean_{label}"] = score(mean)
-        values[f"external_bleu_low_{label}"] = score(low)
-        values[f"external_bleu_high_{label}"] = score(high)
+        _mean_and_interval(values, "external_bleu", label, [reader.get("runs", i, "greedy_bleu") for i in range(runs)])
         if name == "joey-transformer":
             beams = [reader.get("runs", index, "beam5_bleu") for index in range(runs)]
             values[f"external_bleu_beam5_mean_{label}"] = score(sum(beams) / len(beams))
@@ -583,6 +560,21 @@ def _interval(values: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def _mean_and_interval(values: dict[str, str], quantity: str, label: str, samples: list[float]) -> None:
+    """``<quantity>_mean_<label>``, ``_low_`` and ``_high_``: the BLEU mean over seeds or runs and its interval."""
+    for bound, value in zip(("mean", "low", "high"), _interval(samples), strict=True):
+        values[f"{quantity}_{bound}_{label}"] = score(value)
+
+
+def _paired(values: dict[str, str], label: str, differences: list[float], mean: float | None = None) -> None:
+    """``diff_<mean, min, max, low, high>_<label>``: seed-paired BLEU differences, their mean (unless `mean` is
+    given), range and 95% interval."""
+    average, low, high = _interval(differences)
+    bounds = {"mean": average if mean is None else mean, "min": min(differences), "max": max(differences)}
+    for bound, value in {**bounds, "low": low, "high": high}.items():
+        values[f"diff_{bound}_{label}"] = f"{value:+.2f}"
+
+
 LIVE_FIRST_FILES = ("encoder.onnx", "step.onnx", "vocabularies.json", "sentences.json")
 """What the live page needs before its first translation, besides the runtime (its `data-first-files`)."""
 LIVE_LUONG_FILES = ("luong/encoder.onnx", "luong/step.onnx")
@@ -592,12 +584,10 @@ def _file_bytes(relative: str, command: str, root: Path) -> int:
     """The size of a committed file the prose states, which must be there and not empty."""
     path = root / relative
     if not path.is_file():
-        raise ResultsFileError(f"{relative}: (the file): expected a file, found none; re-create it with `{command}`")
+        _fail(relative, "(the file)", "a file", "none", command)
     size = path.stat().st_size
     if size == 0:
-        raise ResultsFileError(
-            f"{relative}: (the file): expected a non-empty file, found 0 bytes; re-create it with `{command}`"
-        )
+        _fail(relative, "(the file)", "a non-empty file", "0 bytes", command)
     return size
 
 

@@ -7,10 +7,11 @@ and says so; with everything importable it installs nothing.
 
 import ast
 import functools
+import posixpath
 import re
 import sys
 import tomllib
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import fence_runs
@@ -73,13 +74,12 @@ def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str
     source = f"git+{repo_url.rstrip('/')}" if repo_url else None
     lines = ["# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):"]
     dependencies = ", ".join(sorted(brought - {PACKAGE}))
-    if source:
-        lines.append(f"# - {PACKAGE}: 패키지 seq2seq-attention을 {source} 에서 (의존성 {dependencies} 중 없는 것 포함)")
-    else:
-        lines.append(
-            f"# - {PACKAGE}: 이 노트북이 든 저장소 폴더에서 `pip install -e 저장소`로"
-            f" (의존성 {dependencies} 중 없는 것 포함)"
-        )
+    where = (
+        f"패키지 seq2seq-attention을 {source} 에서"
+        if source
+        else "이 노트북이 든 저장소 폴더에서 `pip install -e 저장소`로"
+    )
+    lines.append(f"# - {PACKAGE}: {where} (의존성 {dependencies} 중 없는 것 포함)")
     lines += [f"# - {module}: 이 페이지의 코드가 씁니다" for module in others]
     lines.append("# 그다음 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다.")
     needed = {PACKAGE: source, **{module: module for module in others}}
@@ -153,16 +153,8 @@ def _site_link(target: str, page: str, site_url: str | None) -> str:
     if not site_url or urlsplit(target).scheme or target.startswith(("#", "/", "mailto:")):
         return target
     path, _, anchor = target.partition("#")
-    resolved = PurePosixPath(page).parent / path
-    parts: list[str] = []
-    for part in resolved.parts:
-        if part == ".." and parts:
-            parts.pop()
-        elif part not in (".", ".."):
-            parts.append(part)
-    url = "/".join(parts)
-    if url.endswith(".md"):
-        url = url[: -len(".md")] + ".html"
+    url = re.sub(r"^(\.\.(/|$))+", "", posixpath.normpath(posixpath.join(posixpath.dirname(page), path)))
+    url = url[: -len(".md")] + ".html" if url.endswith(".md") else url
     return urljoin(site_url if site_url.endswith("/") else site_url + "/", url) + (f"#{anchor}" if anchor else "")
 
 
@@ -254,15 +246,18 @@ def notebook(
     markdown_parts: list[str] = []  # the markdown since the last code cell
     position = 0
 
+    def end_markdown() -> None:
+        if markdown_parts:
+            cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
+            markdown_parts.clear()
+
     def add_prose(start: int, until: int) -> None:
         body = _prose(lines[start:until], page, site_url, block_titles)
         *questions, answer = body.split(TRY_FIRST)
         for question in questions:  # a solution starts here: the question, an empty cell, then the answer
             if question.strip():
                 markdown_parts.append(question.strip())
-            if markdown_parts:
-                cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
-                markdown_parts.clear()
+            end_markdown()
             cells.append(_cell("code", TRY_FIRST_CELL))
         if answer.strip():
             markdown_parts.append(answer.strip())
@@ -276,15 +271,12 @@ def notebook(
         if fence is None:
             markdown_parts.append(_shown_fence(token))
             continue
-        if markdown_parts:
-            cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
-            markdown_parts.clear()
+        end_markdown()
         run = runs.get(fence.key, {}).get(fence.cpu_tag)
         printed = run["output"] if run and run["outcome"] == "passed" else ""
         cells.append(_cell("code", fence.code.rstrip("\n"), printed))
     add_prose(position, len(lines))
-    if markdown_parts:
-        cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
+    end_markdown()
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same notebook
     book = nbformat.from_dict(

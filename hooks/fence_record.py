@@ -41,12 +41,11 @@ def _span(dates: list[str]) -> str:
 
 def device_summary(label: str, runs: list[dict | None], *, with_device: bool) -> str:
     """One device's part of the stamp, from the runs of a page's fences on it (None: no run recorded)."""
-    passed = [run for run in runs if run and run["outcome"] == "passed"]
-    failed = [run for run in runs if run and run["outcome"] != "passed"]
-    missing = sum(run is None for run in runs)
-    if not passed and not failed:
+    ran = [run for run in runs if run is not None]
+    if not ran:
         return f"{label}: {NOT_RUN}"
-    ran = passed + failed
+    failed = [run for run in ran if run["outcome"] != "passed"]
+    missing = len(runs) - len(ran)
     facts = []
     if with_device:
         facts.append(", ".join(sorted({run["device"] for run in ran})))

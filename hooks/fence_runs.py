@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -145,22 +146,28 @@ def load(path: Path) -> dict[str, dict[str, dict]]:
     """
     if not path.is_file():
         return {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise RecordError(_message(path, None, None, f"cannot be read ({error})")) from None
-    conflict = next((n for n, line in enumerate(text.splitlines(), 1) if line.startswith(CONFLICT_MARKERS)), None)
-    if conflict is not None:
-        raise RecordError(_message(path, None, None, f"holds a merge-conflict marker at line {conflict}")) from None
-    try:
-        record = json.loads(text)
-    except ValueError as error:  # json.JSONDecodeError: a truncated or hand-broken file
-        raise RecordError(_message(path, None, None, f"is not complete JSON ({error})")) from None
+    record = read_json(path, lambda problem: RecordError(_message(path, None, None, problem)))
     _check_record(path, record)
     return {fence["key"]: fence["runs"] for fence in (f for fs in record["pages"].values() for f in fs)}
 
 
 CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ", "||||||| ")
+
+
+def read_json(path: Path, error: Callable[[str], Exception]) -> object:
+    """The JSON document in the committed file `path` (the record, the stepper's trace); a file that cannot be read,
+    holds a merge-conflict marker or is not complete JSON raises `error(problem)`, ``problem`` saying which."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as problem:
+        raise error(f"cannot be read ({problem})") from None
+    conflict = next((n for n, line in enumerate(text.splitlines(), 1) if line.startswith(CONFLICT_MARKERS)), None)
+    if conflict is not None:
+        raise error(f"holds a merge-conflict marker at line {conflict}") from None
+    try:
+        return json.loads(text)
+    except ValueError as problem:  # json.JSONDecodeError: a truncated or hand-broken file
+        raise error(f"is not complete JSON ({problem})") from None
 
 
 def _message(path: Path, page: str | None, fence: str | None, problem: str) -> str:
@@ -174,11 +181,9 @@ def _message(path: Path, page: str | None, fence: str | None, problem: str) -> s
 def _fence_name(path: Path, page: str, number: int, key: object) -> str:
     """'fence 3 (line 120)': the entry's place in the page's list, and its line when the page still holds that code."""
     lines = {}
-    inside = not PurePosixPath(page).is_absolute() and ".." not in PurePosixPath(page).parts  # a page in docs/
-    with contextlib.suppress(OSError, UnicodeDecodeError, ValueError):
-        if not inside:
-            raise ValueError(page)
-        lines = {fence.key: fence.line for fence in spec_fences((path.parent / page).read_text(encoding="utf-8"))}
+    if not PurePosixPath(page).is_absolute() and ".." not in PurePosixPath(page).parts:  # a page in docs/
+        with contextlib.suppress(OSError, UnicodeDecodeError, ValueError):
+            lines = {fence.key: fence.line for fence in spec_fences((path.parent / page).read_text(encoding="utf-8"))}
     where = f"line {lines[key]}" if isinstance(key, str) and key in lines else f"key {key!r}"
     return f"fence {number} ({where})"
 

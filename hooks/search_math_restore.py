@@ -1,8 +1,7 @@
 """The page gets back the HTML that hooks/search_math.py set aside while the search plugin indexed its text copy."""
 
 from mkdocs.plugins import event_priority
-
-ORIGINAL = "_html_before_search_math"
+from search_math import ORIGINAL
 
 
 @event_priority(-100)  # after the search plugin (priority 0); before the page is rendered into its template

@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 
 import snippets
-from fence_runs import short  # the record's reader shows a value the same way
+from fence_runs import read_json, short  # the record's reader reads the file and shows a value the same way
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
@@ -67,19 +67,13 @@ def load(path: Path) -> dict | None:
     """The trace at `path`, checked against its shape in full (None when there is none).
 
     Raises:
-        TraceError: the file is not JSON (truncated, hand-broken) or not the trace's shape; the message names
-            the file, the entry (run, section, step, value), what was expected and the command that re-records it.
+        TraceError: the file is not JSON (truncated, hand-broken, a merge conflict left in it) or not the
+            trace's shape; the message names the file, the entry (run, section, step, value), what was expected and
+            the command that re-records it.
     """
     if not path.is_file():
         return None
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise TraceError(_message(path, [], f"cannot be read ({error})")) from None
-    try:
-        trace = json.loads(text)
-    except ValueError as error:  # json.JSONDecodeError: a truncated or hand-broken file
-        raise TraceError(_message(path, [], f"is not complete JSON ({error})")) from None
+    trace = read_json(path, lambda problem: TraceError(_message(path, [], problem)))
     _check(path, trace)
     return trace
 
@@ -124,20 +118,14 @@ def _check_value(value: object) -> str | None:
         if "words" in value and not _nested(value["words"], str, (1, 2)):
             return f'"words" must be a list (of rows) of strings, got {short(value["words"])}'
         if "top" in value:
-            rows = (
-                value["top"]
-                if value["top"]
-                and isinstance(value["top"][0], list)
-                and value["top"][0]
-                and isinstance(value["top"][0][0], list)
-                else [value["top"]]
-            )
+            top = value["top"]  # [word, number] pairs, or rows of them
+            rows = top if top and isinstance(top[0], list) and top[0] and isinstance(top[0][0], list) else [top]
             if not all(
                 isinstance(row, list)
                 and all(isinstance(p, list) and len(p) == 2 and _is(p[0], str) and _is(p[1], _CELL) for p in row)
                 for row in rows
             ):
-                return f'"top" must be (rows of) [word, number] pairs, got {short(value["top"])}'
+                return f'"top" must be (rows of) [word, number] pairs, got {short(top)}'
         for key in ("cols", "rows"):
             if key in value and not _list_of(value[key], str):
                 return f'"{key}" must be a list of strings, got {short(value[key])}'
@@ -194,11 +182,8 @@ def _check(path: Path, trace: object) -> None:
         )
     for key, kind in (("command", str), ("split", str), ("model", dict), ("runs", dict), ("pages", list)):
         if not isinstance(trace.get(key), kind):
-            fail(
-                [],
-                f'"{key}" must be {"a string" if kind is str else "an object" if kind is dict else "a list"}, '
-                f"got {short(trace.get(key))}",
-            )
+            expected = {str: "a string", dict: "an object", list: "a list"}[kind]
+            fail([], f'"{key}" must be {expected}, got {short(trace.get(key))}')
     if not _is(trace["model"].get("path"), str):
         fail(["model"], f'"path" must be a string, got {short(trace["model"].get("path"))}')
     for name, run in trace["runs"].items():

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import fence_record
+import fence_runs
 import pytest
 import torch
 from hypothesis import settings
@@ -74,29 +75,25 @@ class _Background:
         self.argv = [arg.format(folder=self.folder) for arg in argv]
         self.log = (self.folder / "output.log").open("w+", encoding="utf-8")
         self.process: subprocess.Popen | None = None
-        self.started = threading.Event()
         self.removed = False
 
         def start() -> None:
             if after is not None:
-                after.started.wait()
+                after.starting.join()
                 after.process.wait()
             if not self.removed:
                 environment = {**os.environ, **env}
                 self.process = subprocess.Popen(
                     self.argv, cwd=cwd or self.folder, stdout=self.log, stderr=subprocess.STDOUT, env=environment
                 )
-            self.started.set()
 
-        if after is None:
-            start()
-        else:
-            threading.Thread(target=start, daemon=True).start()
+        self.starting = threading.Thread(target=start, daemon=True)
+        self.starting.start()
 
     def wait(self, timeout: float) -> str:
         """What the command printed, once it has ended; a failure or a timeout fails the test that waits."""
         try:
-            self.started.wait()
+            self.starting.join()
             code = self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
@@ -132,7 +129,7 @@ def _workload(items: list[pytest.Item]) -> _Background:
     return _Background([*argv, str(ROOT / "tests" / "excerpt_workload.py"), "."])
 
 
-def _shape_trace(device: str) -> _Background:
+def _shape_trace(device: str, items: list[pytest.Item]) -> _Background:
     """tests/shape_trace.py: tests/excerpt_workload.py traced on `device`, into the folder's `trace.json` (the folder is
     also its working directory), with the seq2seq_attention this session imports first on the path."""
     source = str(Path(seq2seq_attention.__file__).resolve().parents[1])
@@ -167,8 +164,10 @@ BACKGROUND = {
     "excerpt_workload_coverage": _workload,
     "executed_notebooks": _notebooks,
     "accessibility_audits": _accessibility,
+    **{f"shape_trace[{device}]": functools.partial(_shape_trace, device) for device in fence_runs.DEVICES},
 }
-"""What a fixture of that name waits for, started as soon as collection ends if a collected test uses the fixture."""
+"""What a fixture of that name waits for, started as soon as collection ends if a collected test uses the fixture
+(the shape trace of a device: if a collected test traces on it, `shape_trace_frames`)."""
 _started: dict[str, _Background] = {}
 
 
@@ -208,7 +207,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     traced = [item for item in session.items if "traced" in getattr(item, "fixturenames", ())]
     for device in sorted({item.callspec.params["device"] for item in traced if hasattr(item, "callspec")}):
         if device == "cpu" or torch.cuda.is_available():
-            _shape_trace_started(device)
+            _background(f"shape_trace[{device}]", [])
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -219,13 +218,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def _background(name: str, items: list[pytest.Item]) -> _Background:
     if name not in _started:
         _started[name] = BACKGROUND[name](items)
-    return _started[name]
-
-
-def _shape_trace_started(device: str) -> _Background:
-    name = f"shape_trace[{device}]"
-    if name not in _started:
-        _started[name] = _shape_trace(device)
     return _started[name]
 
 
@@ -275,7 +267,7 @@ def shape_trace_frames() -> Callable[[str], list[dict]]:
     (or at the first call) and run once per device and session; a failed run fails the test that asks for it."""
 
     def frames(device: str) -> list[dict]:
-        background = _shape_trace_started(device)
+        background = _background(f"shape_trace[{device}]", [])
         background.wait(600)
         return json.loads((background.folder / "trace.json").read_text(encoding="utf-8"))["frames"]
 

@@ -174,7 +174,7 @@ def _tuple(text: str) -> tuple[tuple[Dim, ...], str] | None:
         return (), text[end + 1 :]
     if "," not in inner:
         return None  # (B*k) is a parenthesised expression, not a tuple
-    parts = [part for part in inner.split(",")]
+    parts = inner.split(",")
     if parts[-1].strip() == "":
         parts = parts[:-1]
     dims = tuple(_dim(part) for part in parts)
@@ -520,19 +520,18 @@ class Tracer:
             return None
         return _Frame(self, watch, frame).trace
 
-    def docstrings(self, frame, watch: dict) -> list[str]:
+    def docstrings(self, frame) -> list[str]:
+        """The docstring of the frame's function and, for a method, those of its object's classes."""
         code = frame.f_code
         owner = frame.f_locals.get("self")
         key = (code, type(owner))
         if key not in self.docs:
-            docs = []
-            function = frame.f_globals.get(code.co_name)
-            if owner is not None:
+            if owner is None:
+                function, classes = frame.f_globals.get(code.co_name), []
+            else:
                 function = getattr(type(owner), code.co_name, None)
-            docs.append(getattr(function, "__doc__", None) or "")
-            if owner is not None:
-                docs.extend(cls.__doc__ or "" for cls in type(owner).__mro__ if cls.__module__.startswith("seq2seq"))
-            self.docs[key] = docs
+                classes = [cls.__doc__ or "" for cls in type(owner).__mro__ if cls.__module__.startswith("seq2seq")]
+            self.docs[key] = [getattr(function, "__doc__", None) or "", *classes]
         return self.docs[key]
 
 
@@ -549,7 +548,7 @@ class _Frame:
         self.record = {
             "path": watch["path"],
             "function": code.co_qualname,
-            "seeds": docstring_seeds(tracer.docstrings(frame, watch), arguments),
+            "seeds": docstring_seeds(tracer.docstrings(frame), arguments),
             "lines": [],
         }
         self.pending: tuple[int, int] | None = None
