@@ -198,8 +198,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Start what collected tests will need right away: it runs beside the tests that come first (on a second
     core) instead of while a test waits for it. The shape trace starts for each device a collected test traces on
     (`traced` in tests/test_shape_comments.py) that this machine has."""
-    if session.config.option.collectonly:
-        return
+    if session.config.option.collectonly or hasattr(session.config, "workerinput"):
+        return  # a pytest-xdist worker starts a job when a test of its share first asks for it (README)
     for name in BACKGROUND:
         items = [item for item in session.items if name in getattr(item, "fixturenames", ())]
         if items:

@@ -45,7 +45,7 @@ def test_the_markers_are_registered_and_readme_names_the_quick_command(pytestcon
     markers = pytestconfig.getini("markers")
     assert any(line.startswith("site:") for line in markers) and any(line.startswith("slow:") for line in markers)
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Run all tests", 1)[1].split("\n## ", 1)[0]
-    assert f'`python -m pytest -m "{QUICK}"`' in section
+    assert f'`python -m pytest -m "{QUICK}" -n 2 --dist loadfile`' in section
 
 
 def test_a_fence_whose_recorded_run_was_long_is_slow(request: pytest.FixtureRequest):
