@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from seq2seq_attention import (
     DECODERS,
     SCORES,
+    Attention,
     BahdanauAttention,
     DotAttention,
     GeneralAttention,
@@ -100,6 +101,23 @@ def test_additive_matches_the_formula_in_a_float64_loop():
     torch.testing.assert_close(weights, expected.softmax(-1), rtol=0, atol=1e-12)
 
 
+def test_every_attention_runs_the_one_forward_and_its_check_once(monkeypatch):
+    """An attention defines its score (and project_keys); the forward, with its boundary check, is Attention's."""
+    from seq2seq_attention.attention import attention as module
+
+    checked = []
+    check_tensor = module.check_tensor
+    monkeypatch.setattr(
+        module, "check_tensor", lambda name, *a, **k: checked.append(name) or check_tensor(name, *a, **k)
+    )
+    for name, kind in SCORES.items():
+        assert kind.forward is Attention.forward, name
+        checked.clear()
+        context, weights = build_attention(name, 4)(torch.randn(2, 1, 4), torch.randn(2, 3, 4))
+        assert checked == ["query", "keys"], name  # one check, at the boundary: none again inside score
+        assert context.shape == (2, 1, 4) and weights.shape == (2, 1, 3)
+
+
 def test_bahdanau_owns_its_layers_and_its_weights_are_the_masked_softmax_of_its_scores():
     torch.manual_seed(0)
     bahdanau = BahdanauAttention(8)
@@ -108,6 +126,7 @@ def test_bahdanau_owns_its_layers_and_its_weights_are_the_masked_softmax_of_its_
     mask = torch.tensor([[True] * 5, [True, True, True, False, False]])
     context, weights = bahdanau(query, keys, mask)
     scores = bahdanau.Va(torch.tanh(bahdanau.Wa(query).unsqueeze(2) + bahdanau.Ua(keys).unsqueeze(1))).squeeze(-1)
+    torch.testing.assert_close(bahdanau.score(query, bahdanau.project_keys(keys)), scores)  # (B, T, S)
     mine = masked_softmax(scores, mask)
     torch.testing.assert_close(mine, weights)
     torch.testing.assert_close(torch.bmm(mine, keys), context)

@@ -1,11 +1,12 @@
 """Bahdanau's attention, and what every attention shares: `masked_softmax` and the weights-to-context step.
 
-Each attention of the package is a small module with the same two methods: `project_keys(keys)`,
-the part of the score that does not depend on the query (done once per source sentence), and
-`forward(query, keys, mask, proj_keys)`, which scores every key against the query and ends in
-`attend`: the masked softmax and the weighted sum of the keys (d2l's pattern). `BahdanauAttention`
-(additive) lives here; the dot, scaled dot and general attentions are in `scores.py`, which also
-holds `SCORES`, the one table a decoder picks its attention from.
+Every attention of the package runs one `forward` (`Attention.forward`): the keys projected once
+unless given (`project_keys(keys)`, the part of the score that does not depend on the query, done once
+per source sentence), every key scored against the query (`score`), then `attend`: the masked softmax
+and the weighted sum of the keys (d2l's pattern). An attention defines its `score` (and `project_keys`
+when its score projects the keys), nothing else. `BahdanauAttention` (additive) lives here; the dot,
+scaled dot and general attentions are in `scores.py`, which also holds `SCORES`, the one table a
+decoder picks its attention from.
 """
 
 import torch
@@ -94,8 +95,8 @@ def _check_attention(call: Call) -> None:
 class Attention(nn.Module):
     """What every attention module has: its sizes, `project_keys` and `forward`, which ends in `attend`.
 
-    A subclass defines its `score` (and `project_keys` when its score projects the keys);
-    `BahdanauAttention` writes its own `forward` out, as the course notes do.
+    A subclass defines its `score` (and `project_keys` when its score projects the keys) and
+    inherits `forward`, the one forward of every attention.
 
     Args:
         query_size: Hq, the size of the query (the decoder's state).
@@ -124,6 +125,7 @@ class Attention(nn.Module):
         raise NotImplementedError
 
     @checked(_check_attention)
+    # --8<-- [start:forward]
     def forward(
         self,
         query: torch.Tensor,
@@ -132,8 +134,11 @@ class Attention(nn.Module):
         proj_keys: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         if proj_keys is None:
-            proj_keys = self.project_keys(keys)  # (B, S, Hp)
-        return attend(self.score(query, proj_keys), keys, mask)  # (B, T, Hk), (B, T, S)
+            proj_keys = self.project_keys(keys)  # (B, S, Hp): once per sentence, unless given
+        scores = self.score(query, proj_keys)  # (B, T, S)
+        return attend(scores, keys, mask)  # (B, T, Hk), (B, T, S)
+
+    # --8<-- [end:forward]
 
 
 class BahdanauAttention(Attention):
@@ -165,20 +170,11 @@ class BahdanauAttention(Attention):
 
     # --8<-- [end:project_keys]
 
-    @checked(_check_attention)
-    # --8<-- [start:forward]
-    def forward(
-        self,
-        query: torch.Tensor,
-        keys: torch.Tensor,
-        mask: torch.Tensor | None = None,
-        proj_keys: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        if proj_keys is None:
-            proj_keys = self.project_keys(keys)  # (B, S, H): U_a k
+    # --8<-- [start:score]
+    def score(self, query: torch.Tensor, proj_keys: torch.Tensor) -> torch.Tensor:
+        """v_a^T tanh(W_a q + U_a k_j) for every query step and key: (B, T, Hq) and (B, S, H) -> (B, T, S)."""
         q = self.Wa(query).unsqueeze(2)  # (B, T, 1, H)
         k = proj_keys.unsqueeze(1)  # (B, 1, S, H)
-        scores = self.Va(torch.tanh(q + k)).squeeze(-1)  # (B, T, S, H) -> (B, T, S, 1) -> (B, T, S)
-        return attend(scores, keys, mask)  # (B, T, Hk), (B, T, S)
+        return self.Va(torch.tanh(q + k)).squeeze(-1)  # (B, T, S, H) -> (B, T, S, 1) -> (B, T, S)
 
-    # --8<-- [end:forward]
+    # --8<-- [end:score]
