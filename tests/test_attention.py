@@ -8,20 +8,18 @@ formulas themselves are checked in `test_scores.py` and `test_properties.py`.
 """
 
 import math
-import re
 from collections.abc import Callable
 
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import raises_exactly, refused
+from support import clear_error, mixed_device_tests, module_on, raises_exactly, refused
 
 from seq2seq_attention import BahdanauAttention, GeneralAttention, masked_softmax, scaled_dot_score
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 B, S, H = 2, 5, 8
-requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available on this machine")
 
 
 def _mask(device: str = "cpu") -> torch.Tensor:
@@ -99,9 +97,6 @@ def test_bad_input_raises_one_clear_value_error(call: Callable[[], object], mess
 
 # Mixed devices: each call puts exactly one thing (an input, or the module) on `other`.
 def _device_cases(other: str) -> list[tuple[str, Callable[[], object], str]]:
-    def module_on(make: Callable[[], torch.nn.Module], device: str) -> torch.nn.Module:
-        return make().to(device)
-
     return [
         (
             "attention-keys",
@@ -126,21 +121,9 @@ def _device_cases(other: str) -> list[tuple[str, Callable[[], object], str]]:
     ]
 
 
-META_CASES = _device_cases("meta")
-
-
-@pytest.mark.parametrize(("call", "message"), [c[1:] for c in META_CASES], ids=[c[0] for c in META_CASES])
-def test_mixed_devices_are_caught_before_torch(call: Callable[[], object], message: str):
-    raises_exactly(call, message)
-
-
-CUDA_CASES = _device_cases("cuda")
-
-
-@requires_cuda
-@pytest.mark.parametrize(("call", "message"), [c[1:] for c in CUDA_CASES], ids=[c[0] for c in CUDA_CASES])
-def test_mixing_cpu_and_cuda_is_caught_before_torch(call: Callable[[], object], message: str):
-    raises_exactly(call, message)
+test_mixed_devices_are_caught_before_torch, test_mixing_cpu_and_cuda_is_caught_before_torch = mixed_device_tests(
+    _device_cases
+)
 
 
 # The score functions and every attention module: each wrong input raises one ValueError that names the
@@ -201,11 +184,7 @@ for _name in (
 
 @pytest.mark.parametrize(("call", "names"), [c[1:] for c in SCORE_CASES], ids=[c[0] for c in SCORE_CASES])
 def test_every_score_raises_one_clear_value_error(call: Callable[[], object], names: str):
-    with pytest.raises(ValueError) as caught:
-        call()
-    message = str(caught.value)
-    says_what_came = "got" in message or "parameters are on" in message
-    assert re.search(names, message) and says_what_came, f"unclear message: {message!r}"
+    clear_error(call, names)
 
 
 def test_autocast_inputs_pass_the_dtype_check():

@@ -15,7 +15,15 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import raises_exactly, random_tokens, refused, tiny_classifier, tiny_translator
+from support import (
+    mixed_device_tests,
+    module_on,
+    raises_exactly,
+    random_tokens,
+    refused,
+    tiny_classifier,
+    tiny_translator,
+)
 
 from seq2seq_attention import (
     DECODERS,
@@ -154,9 +162,6 @@ def test_bad_input_raises_one_clear_value_error(call: Callable[[], object], mess
 
 # Mixed devices: each call puts exactly one thing (an input, or the module) on `other`.
 def _device_cases(other: str) -> list[tuple[str, Callable[[], object], str]]:
-    def module_on(make: Callable[[], torch.nn.Module], device: str) -> torch.nn.Module:
-        return make().to(device)
-
     cases = [
         (
             "encoder-module",
@@ -205,21 +210,9 @@ def _device_cases(other: str) -> list[tuple[str, Callable[[], object], str]]:
     return cases
 
 
-META_CASES = _device_cases("meta")
-
-
-@pytest.mark.parametrize(("call", "message"), [c[1:] for c in META_CASES], ids=[c[0] for c in META_CASES])
-def test_mixed_devices_are_caught_before_torch(call: Callable[[], object], message: str):
-    raises_exactly(call, message)
-
-
-CUDA_CASES = _device_cases("cuda")
-
-
-@requires_cuda
-@pytest.mark.parametrize(("call", "message"), [c[1:] for c in CUDA_CASES], ids=[c[0] for c in CUDA_CASES])
-def test_mixing_cpu_and_cuda_is_caught_before_torch(call: Callable[[], object], message: str):
-    raises_exactly(call, message)
+test_mixed_devices_are_caught_before_torch, test_mixing_cpu_and_cuda_is_caught_before_torch = mixed_device_tests(
+    _device_cases
+)
 
 
 @pytest.fixture
