@@ -104,6 +104,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "device(name): the device a spec fence copy runs on")
+    if config.getoption("--record-fences") and getattr(config.option, "numprocesses", None):
+        raise pytest.UsageError("--record-fences runs in one process: leave out -n (each xdist worker sees a share)")
 
 
 @pytest.hookimpl(wrapper=True)

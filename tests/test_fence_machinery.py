@@ -124,3 +124,16 @@ def test_record_fences_writes_each_fence_s_own_run_and_keeps_a_device_that_did_n
     written = record.read_bytes()
     pytester.runpytest_inprocess(*args)
     assert record.read_bytes() == written, "a run without --record-fences never writes the record"
+
+
+def test_record_fences_refuses_xdist_workers_and_writes_nothing(pytester: pytest.Pytester):
+    """Each pytest-xdist worker runs a share of the fences: its record would drop the others' runs."""
+    pytester.makeconftest((ROOT / "conftest.py").read_text(encoding="utf-8"))
+    pytester.makepyfile(fence_runs=(ROOT / "hooks" / "fence_runs.py").read_text(encoding="utf-8"))
+    docs = pytester.mkdir("docs")
+    (docs / "page.md").write_text(RECORDED_PAGE, encoding="utf-8")
+    args = ("--markdown-docs", "--markdown-docs-syntax=superfences", "-p", "no:cacheprovider", "--record-fences")
+    result = pytester.runpytest_inprocess(*args, "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--record-fences runs in one process: leave out -n" in result.stderr.str()
+    assert not (docs / fence_runs.RECORD_NAME).exists()
