@@ -391,3 +391,29 @@ def test_the_symbol_check_sees_y_as_a_distribution():
     assert Y_AS_DISTRIBUTION.search(r"**출력** $y_t = g(s_t, c_t)$")
     assert Y_AS_DISTRIBUTION.search(r"$y_t = \mathrm{softmax}(W_y s_t + b_y)$")
     assert not Y_AS_DISTRIBUTION.search(r"$p_t = g(s_t, c_t)$, $y_t = \arg\max p_t$")
+
+
+SCRIPTS = sorted((DOCS / "assets" / "javascripts").glob("*.js"))
+_JS_STRING = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`""")
+_HANGUL = re.compile("[\uac00-\ud7a3]")
+
+
+def script_strings(script: str) -> list[str]:
+    """The text of every string literal of a script that holds Hangul: what the page shows a reader from it."""
+    texts = [re.sub(r"\$\{[^}]*\}", " ", literal[1:-1]) for literal in _JS_STRING.findall(script)]  # `${code}` aside
+    return [text for text in texts if _HANGUL.search(text)]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_the_page_scripts_follow_the_glossary(script: Path):
+    """The live page's and the stepper's messages (labels, buttons, status lines) are prose a reader reads."""
+    shown = script_strings(script.read_text(encoding="utf-8"))
+    found = variants_in("\n".join(shown), VARIANTS)
+    assert not found, "\n".join(f"{script.name}: {shown[line - 1]!r}: {word} -> {term}" for line, word, term in found)
+
+
+def test_the_script_reader_finds_korean_strings_and_a_planted_variant():
+    script = "const a = '스텝 ' + step; label.textContent = \"디코딩 단계마다\"; const b = `문맥 ${x}`; const c = 'ok';"
+    assert script_strings(script) == ["스텝 ", "디코딩 단계마다", "문맥  "]
+    planted = script_strings("t = '컨텍스트 벡터';")
+    assert variants_in("\n".join(planted), VARIANTS) == [(1, "컨텍스트 벡터", "문맥 벡터")]

@@ -24,15 +24,15 @@
     batch: (run) => "길이가 다른 평가용 문장 " + run.sentences.map((s) => "«" + s.source + "»(S = " +
       s.source_tokens.length + ")").join("와 ") + "을 한 배치로 번역한 실행입니다. 짧은 문장은 <pad>로 채워지고, " +
       "마스크 때문에 그 자리의 어텐션 가중치는 정확히 0입니다. 표의 행 b = 0, 1이 두 문장입니다.",
-    free: () => "훈련 루프를 teacher forcing 비율 0으로 돌린 실행입니다. 스텝마다 정답 대신 직전 스텝에서 모델이 " +
+    free: () => "훈련 루프를 교사 강요 비율 0으로 돌린 실행입니다. 스텝마다 정답 대신 직전 스텝에서 모델이 " +
       "고른 단어(argmax)를 입력으로 넣습니다.",
     training: (run) => {
       const [own, ...others] = run.training_step.calls;
       const ratio = (x) => (Number.isInteger(x) ? x.toFixed(1) : String(x));
-      return "훈련 스텝 하나입니다. 에포크 " + own.epoch + "의 teacher forcing 비율은 " + ratio(own.result) +
+      return "훈련 스텝 하나입니다. 에폭 " + own.epoch + "의 교사 강요 비율은 " + ratio(own.result) +
         "(체크포인트의 일정 " + own.schedule + ")이라 스텝마다 정답 단어를 입력으로 넣습니다. 순전파 뒤 토큰별 손실을 구하고 " +
         "역전파합니다. teacher_forcing_at의 다른 갈래도 보이도록 " + others.map((c) => c.schedule + "(k = " + c.k +
-        ", 에포크 " + c.epoch + ") → " + number(c.result)).join(", ") + "도 한 번 부릅니다.";
+        ", 에폭 " + c.epoch + ") → " + number(c.result)).join(", ") + "도 한 번 부릅니다.";
     },
     beam: (run) => "빔 서치(k = " + run.beam_size + ")로 «" + run.sentences[0].source + "»를 번역한 실행입니다. " +
       "스텝마다 살아남은 빔의 행을 골라 상태를 복사하고 다시 줄 세웁니다(select).",
@@ -306,7 +306,7 @@
         const step = run.training_step;
         const norms = Object.entries(step.grad_norms).map(([k, v]) => el("li", {}, el("code", {}, k), " " + number(v)));
         summary.append(el("p", { class: "stepper__loss" }, "이 훈련 스텝의 평균 손실(토큰당): " + number(step.loss) +
-          " · 토큰별 손실은 스텝마다 위에 나옵니다. 역전파 뒤 기울기 노름 ‖∂L/∂θ‖:"), el("ul", { class: "stepper__norms" }, norms));
+          " · 토큰별 손실은 스텝마다 위에 나옵니다. 역전파 뒤 변화도 노름 ‖∂L/∂θ‖:"), el("ul", { class: "stepper__norms" }, norms));
       }
     }
 
