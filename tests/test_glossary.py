@@ -417,3 +417,34 @@ def test_the_script_reader_finds_korean_strings_and_a_planted_variant():
     assert script_strings(script) == ["스텝 ", "디코딩 단계마다", "문맥  "]
     planted = script_strings("t = '컨텍스트 벡터';")
     assert variants_in("\n".join(planted), VARIANTS) == [(1, "컨텍스트 벡터", "문맥 벡터")]
+
+
+_FENCE = re.compile(
+    r"^([ \t>]*)(`{3,})[ \t]*(?:python|\{[^}\n]*\.python[^}\n]*\})[ \t]*\n(.*?)^\1\2[ \t]*$", re.M | re.S
+)
+_CODE_TEXT = re.compile(r"""#([^\n]*)|'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)\"""")
+HANGUL_VARIANTS = {variant: term for variant, term in VARIANTS.items() if _HANGUL.search(variant)}
+"""In code, English words may be identifiers (`keys`, `padding`, `logits`); a Korean word is always prose."""
+
+
+def fence_korean(page: str) -> list[str]:
+    """The text of the comments and string literals of the page's Python fences that hold Hangul: what a reader
+    reads there."""
+    found = [match.group(match.lastindex or 1) for fence in _FENCE.finditer(page) for match in
+             _CODE_TEXT.finditer(fence.group(3))]  # fmt: skip
+    return [text.strip() for text in found if _HANGUL.search(text)]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_the_korean_in_code_follows_the_glossary(page: Path):
+    shown = fence_korean(page.read_text(encoding="utf-8"))
+    found = variants_in("\n".join(shown), HANGUL_VARIANTS)
+    assert not found, "\n".join(f"{shown[line - 1]!r}: {word} -> {term}" for line, word, term in found)
+
+
+def test_the_fence_reader_finds_comments_and_strings_and_leaves_english_identifiers():
+    page = '```python\nx = 1  # 첫 에포크\nprint("소스 위치", keys)  # keys: padding\n```\n'
+    page += '\n```{.python notest}\ny = "텐서"\n```\n\n```text\n에포크\n```\n'
+    assert fence_korean(page) == ["첫 에포크", "소스 위치", "텐서"]
+    found = [word for _, word, _ in variants_in("\n".join(fence_korean(page)), HANGUL_VARIANTS)]
+    assert found == ["에포크", "소스 위치", "텐서"]
