@@ -404,19 +404,22 @@ def script_strings(script: str) -> list[str]:
     return [text for text in texts if _HANGUL.search(text)]
 
 
+def found_in(shown: list[str], variants: dict[str, str]) -> list[str]:
+    """`variants_in` over texts shown one per line (a script's strings, a fence's comments): 'text: variant -> term'."""
+    return [f"{shown[line - 1]!r}: {word} -> {term}" for line, word, term in variants_in("\n".join(shown), variants)]
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
 def test_the_page_scripts_follow_the_glossary(script: Path):
     """The live page's and the stepper's messages (labels, buttons, status lines) are prose a reader reads."""
-    shown = script_strings(script.read_text(encoding="utf-8"))
-    found = variants_in("\n".join(shown), VARIANTS)
-    assert not found, "\n".join(f"{script.name}: {shown[line - 1]!r}: {word} -> {term}" for line, word, term in found)
+    found = found_in(script_strings(script.read_text(encoding="utf-8")), VARIANTS)
+    assert not found, "\n".join(found)
 
 
 def test_the_script_reader_finds_korean_strings_and_a_planted_variant():
     script = "const a = '스텝 ' + step; label.textContent = \"디코딩 단계마다\"; const b = `문맥 ${x}`; const c = 'ok';"
     assert script_strings(script) == ["스텝 ", "디코딩 단계마다", "문맥  "]
-    planted = script_strings("t = '컨텍스트 벡터';")
-    assert variants_in("\n".join(planted), VARIANTS) == [(1, "컨텍스트 벡터", "문맥 벡터")]
+    assert found_in(script_strings("t = '컨텍스트 벡터';"), VARIANTS) == ["'컨텍스트 벡터': 컨텍스트 벡터 -> 문맥 벡터"]
 
 
 _FENCE = re.compile(
@@ -437,14 +440,16 @@ def fence_korean(page: str) -> list[str]:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
 def test_the_korean_in_code_follows_the_glossary(page: Path):
-    shown = fence_korean(page.read_text(encoding="utf-8"))
-    found = variants_in("\n".join(shown), HANGUL_VARIANTS)
-    assert not found, "\n".join(f"{shown[line - 1]!r}: {word} -> {term}" for line, word, term in found)
+    found = found_in(fence_korean(page.read_text(encoding="utf-8")), HANGUL_VARIANTS)
+    assert not found, "\n".join(found)
 
 
 def test_the_fence_reader_finds_comments_and_strings_and_leaves_english_identifiers():
     page = '```python\nx = 1  # 첫 에포크\nprint("소스 위치", keys)  # keys: padding\n```\n'
     page += '\n```{.python notest}\ny = "텐서"\n```\n\n```text\n에포크\n```\n'
     assert fence_korean(page) == ["첫 에포크", "소스 위치", "텐서"]
-    found = [word for _, word, _ in variants_in("\n".join(fence_korean(page)), HANGUL_VARIANTS)]
-    assert found == ["에포크", "소스 위치", "텐서"]
+    assert [finding.split(": ")[1] for finding in found_in(fence_korean(page), HANGUL_VARIANTS)] == [
+        "에포크 -> 에폭",
+        "소스 위치 -> 원문",
+        "텐서 -> Tensor",
+    ]
