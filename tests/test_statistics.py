@@ -259,15 +259,6 @@ def test_a_missing_cell_among_the_sentences_is_named(sentences, index, bad, side
 
 
 @settings(max_examples=30, deadline=None)
-@given(hypotheses=st.lists(SENTENCE, min_size=1, max_size=8), references=st.lists(SENTENCE, min_size=1, max_size=8))
-def test_a_system_against_itself_is_a_tie_with_p_1(hypotheses, references):
-    n = min(len(hypotheses), len(references))
-    same = evaluation(hypotheses[:n], references[:n])
-    result = compare(same, same)
-    assert result.p_value == 1.0 and not result.significant and result.difference == 0
-
-
-@settings(max_examples=30, deadline=None)
 @given(first=SENTENCE, second=SENTENCE, reference=SENTENCE, n=st.integers(1, 12))
 def test_one_sentence_is_a_tie_and_a_constant_difference_is_significant(first, second, reference, n):
     """One sentence: p = 1, a tie. n >= 2 copies: no resample moves the difference; non-zero, it is the
