@@ -4,6 +4,7 @@ what `bootstrap_interval`, `compare` and `evaluate` refuse (lists of another len
 import math
 import random
 import statistics
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -185,6 +186,9 @@ def test_the_committed_comparisons_keep_their_verdicts():
         ([1.0, 2.0], [0.01], "p_values must be 2 numbers in"),
         ([1.0, 2.0], [0.01, 1.5], "p_values must be 2 numbers in"),
         ([1.0], [math.nan], r"p_values\[0\] must be a finite number"),
+        ([10**400, 1], None, r"differences\[0\] must be a finite number, got one beyond the largest float"),
+        ([1.0, -(10**5000)], None, r"differences\[1\] must be a finite number, got one beyond the largest float"),
+        ([1.0, 2.0], [0.01, 10**400], r"p_values\[1\] must be a finite number"),
     ],
 )
 def test_verdict_refuses_what_is_not_a_comparison(differences, p_values, message):
@@ -219,6 +223,12 @@ def test_verdict_answers_every_finite_input(differences, with_p_values):
     decided = verdict(differences, [0.01] * len(differences) if with_p_values else None)
     assert decided.outcome in ("better", "worse", "tie") and math.isfinite(decided.mean)
     assert len(decided.reason) < 200
+
+
+@pytest.mark.parametrize("values", [[10**400, 2], [2, -(10**5000)], [Fraction(10**400, 3), 1]])
+def test_seed_interval_refuses_a_number_beyond_the_largest_float(values):
+    with pytest.raises(InputError, match=r"values\[\d\] must be a finite number, got one beyond the largest float"):
+        seed_interval(values)
 
 
 def test_verdict_of_two_largest_floats_is_better_not_an_overflow():
