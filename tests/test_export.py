@@ -115,3 +115,14 @@ def test_export_onnx_refuses_a_bad_max_words_before_writing(tmp_path, max_words)
     with pytest.raises(InputError, match="max_words must be an int from 1 to 63"):
         export_onnx(checkpoint.model, checkpoint.vocabs, tmp_path / "out", max_words)
     assert not (tmp_path / "out").exists()
+
+
+def test_export_onnx_refuses_a_folder_name_too_long_before_writing(tmp_path):
+    from support import tiny_translator, tiny_vocabs
+
+    from seq2seq_attention.core.errors import InputError
+    from seq2seq_attention.translation.export import export_onnx
+
+    with pytest.raises(InputError, match="out '.*: the name 'a+… is 300 bytes long; names here hold at most"):
+        export_onnx(tiny_translator(), tiny_vocabs(), tmp_path / ("a" * 300))
+    assert list(tmp_path.iterdir()) == []

@@ -118,3 +118,11 @@ def test_the_cli_draws_a_heatmap_and_rejects_bad_input(tmp_path, capsys):
         err = capsys.readouterr().err.strip()
         assert err.startswith("seq2seq-attention plot-attention: error:") and message in err, err
         assert "\n" not in err
+
+
+@pytest.mark.parametrize("name", ["a" * 300 + ".png", "a" * 252 + ".png"])  # the second leaves no room to set aside
+def test_save_figure_refuses_a_name_too_long_before_writing(tmp_path, name):
+    figure = plot_attention(weights(), SOURCE, OUTPUT)
+    with pytest.raises(InputError, match=rf"the name .* is {len(name)} bytes long; names here hold at most"):
+        save_figure(figure, tmp_path / "figures" / name)
+    assert list(tmp_path.iterdir()) == []

@@ -198,6 +198,24 @@ def test_every_writing_command_refuses_a_destination_it_must_not_replace(
     assert snapshot(root) == before
 
 
+LONG_NAME = "a" * 300  # past the 255 bytes a file name holds on common file systems
+
+
+@pytest.mark.parametrize(
+    ("command", "suffix"),
+    [(TRAIN, ""), (SENTIMENT_TRAIN, ""), (EXPORT, ""), (PLOT, ".png"), (FIGURE, ".png")],
+    ids=["train", "sentiment-train", "export-onnx", "plot-attention", "sentiment-attention-figure"],
+)
+@pytest.mark.parametrize("folder", ["existing", "missing"])
+def test_a_name_too_long_for_the_file_system_is_one_line(tmp_path, capsys, command, suffix, folder):
+    (tmp_path / "existing").mkdir()
+    before = snapshot(tmp_path)
+    assert main([*command, str(tmp_path / folder / f"{LONG_NAME}{suffix}")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"is {300 + len(suffix)} bytes long; names here hold at most" in err, err
+    assert snapshot(tmp_path) == before
+
+
 def test_the_figures_json_is_checked_too(artifacts, tmp_path, capsys):
     before = snapshot(artifacts["json"].parent)
     argv = [*FIGURE, str(tmp_path / "new.png"), "--json", str(artifacts["json"])]

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.config import base_type, check_value, describe_range, field_choices
 from ..core.errors import InputError, echo
+from ..core.files import check_path_fits
 from ..translation.pretrained import packaged_checkpoint, packaged_names
 
 
@@ -135,8 +136,9 @@ def check_output_directory(path: Path, what: str) -> None:
     parents), and a failed write removes those it created.
 
     Raises:
-        InputError: the path is a file, lies under a file, or cannot be written.
+        InputError: the path is a file, lies under a file, is too long, or cannot be written.
     """
+    check_path_fits(path, what)
     for parent in [path, *path.parents]:
         if parent.exists():
             if not parent.is_dir():
@@ -151,10 +153,12 @@ def check_output_file(path: Path, what: str, suffixes: tuple[str, ...]) -> None:
     Its folder may be missing: the write creates it, like every command's (`check_output_directory`).
 
     Raises:
-        InputError: a wrong suffix, a directory at `path`, a file among its parents, or no write permission.
+        InputError: a wrong suffix, a directory at `path`, a file among its parents, a path too long, or no write
+            permission.
     """
     if path.suffix.lower() not in suffixes:
         raise InputError(f"{what} must end in {', '.join(suffixes)}, got {echo(str(path))}")
+    check_path_fits(path, what, file=True)
     if path.is_dir():
         raise InputError(f"{what} {str(path)!r} is a directory, expected a file name")
     check_output_directory(path.parent, what)

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, echo
 
 try:
     import fcntl
@@ -48,6 +48,50 @@ EXPORT_FILES = ("encoder.onnx", "step.onnx", "vocabularies.json")
 
 EXPORT_NAMES = (*EXPORT_FILES, "sentences.json")
 """Every file of an export folder: the graphs, the vocabularies and the sentences (`export-onnx`)."""
+
+
+NAME_MAX = 255
+"""The longest file name, in bytes, when the file system does not say (`os.pathconf`); most take 255."""
+
+PATH_MAX = 4096
+"""The longest path, in bytes, when the system does not say."""
+
+_SET_ASIDE = ".old-"  # the prefix a replaced file is renamed to while the new one lands (`_commit`)
+
+
+def _system_limit(path: Path, name: str, fallback: int) -> int:
+    """The file system's limit `name` (``PC_NAME_MAX``, ``PC_PATH_MAX``) for the deepest existing folder above `path`."""
+    for folder in Path(os.path.abspath(path)).parents:
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # AttributeError: no os.pathconf (Windows)
+            if folder.is_dir():
+                return os.pathconf(folder, name)
+    return fallback
+
+
+def check_path_fits(path: Path, what: str, *, file: bool = False) -> None:
+    """Refuse, before any work, a path the file system cannot hold: a name or a whole path past its limits.
+
+    With `file`, `path` is a file that `staged_writes` writes: its name must leave room for the
+    prefix a replaced file is set aside under, and its path for the staging folder beside it.
+
+    Raises:
+        InputError: naming the option, the over-long name, its length and the limit.
+    """
+    path = Path(path)
+    name_max = _system_limit(path, "PC_NAME_MAX", NAME_MAX)
+    *folders, last = path.parts or ("",)
+    for part, spare in [*((folder, 0) for folder in folders), (last, len(_SET_ASIDE) if file else 0)]:
+        size = len(os.fsencode(part))
+        if size + spare > name_max:
+            raise InputError(
+                f"{what} {echo(str(path), 80)}: the name {echo(part, 40)} is {size} bytes long; "
+                f"names here hold at most {name_max - spare} bytes"
+            )
+    spare = len(STAGING_PREFIX) + 10 + len(_SET_ASIDE) if file else 0  # .staging-<8 random characters>/.old-<name>
+    size = len(os.fsencode(os.path.abspath(path)))
+    path_max = _system_limit(path, "PC_PATH_MAX", PATH_MAX)
+    if size + spare >= path_max:
+        raise InputError(f"{what} {echo(str(path), 80)}: the path is {size} bytes long; paths here hold fewer than {path_max - spare}")
 
 
 def artifact_kind(path: Path) -> str | None:
@@ -83,8 +127,9 @@ def check_destination(path: Path, kind: str, *, overwrite: bool, what: str) -> N
         what: the option's name for the message, e.g. ``"--out"``.
 
     Raises:
-        InputError: naming what the path holds and what was expected.
+        InputError: naming what the path holds and what was expected, or a path too long for the file system.
     """
+    check_path_fits(path, what, file=kind == "a file")
     found = artifact_kind(path)
     if found in (None, "a directory") and kind != "a file":
         _check_export_names(path, kind, what)
@@ -141,8 +186,8 @@ def staged_writes(*destinations: Path) -> Iterator[list[Path]]:
     permission for that one removal).
 
     Raises:
-        InputError: a destination is a directory, or one destination is named twice (checked
-            before anything on disk is touched).
+        InputError: a destination is a directory or a path too long for the file system, or one destination is
+            named twice (checked before anything on disk is touched).
     """
     destinations = tuple(Path(d) for d in destinations)
     _check_destinations(destinations)
@@ -170,9 +215,11 @@ def staged_writes(*destinations: Path) -> Iterator[list[Path]]:
 
 
 def _check_destinations(destinations: tuple[Path, ...]) -> None:
-    """Refuse a directory, and a destination named twice (as written or once resolved), before any write."""
+    """Refuse a path too long, a directory, and a destination named twice (as written or once resolved), before any
+    write."""
     seen: dict[str, Path] = {}
     for destination in destinations:
+        check_path_fits(destination, "the file", file=True)
         if destination.is_dir():
             raise InputError(f"{str(destination)!r} is a directory where a file should be written")
         key = os.path.normcase(os.path.realpath(destination))
