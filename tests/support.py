@@ -172,3 +172,47 @@ def evaluation(hypotheses: list[str], references: list[str]):
     from seq2seq_attention.translation.evaluate import Evaluation
 
     return Evaluation(0.0, 0.0, 0.0, 0.0, "", None, list(references), list(references), list(hypotheses))
+
+
+# Permissions as a user who is not root meets them (tests may run as root, who passes every permission check) ----
+
+
+def enforce_owner_permissions(monkeypatch) -> None:
+    """Make the file calls the package uses refuse what the write bits refuse a folder's or file's owner: an entry
+    made, removed or renamed in a folder without its owner's write bit, and a file without it opened for writing.
+    Where the tests run as a user who is not root, the system refuses the same already."""
+    import errno
+    import os
+    import stat
+
+    def folder_mode(path, dir_fd=None) -> int:
+        if dir_fd is not None and not os.path.isabs(path):
+            return os.fstat(dir_fd).st_mode
+        return os.stat(os.path.dirname(os.path.abspath(path))).st_mode
+
+    def refuse(path) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+
+    def in_folder(real, paths: int):
+        def call(*args, **kwargs):
+            for path in args[:paths]:
+                if not folder_mode(path, kwargs.get("dir_fd")) & stat.S_IWUSR:
+                    refuse(path)
+            return real(*args, **kwargs)
+
+        return call
+
+    real_open = os.open
+
+    def opening(path, flags, *args, **kwargs):
+        exists = os.path.lexists(path) if kwargs.get("dir_fd") is None else True
+        if flags & os.O_CREAT and not exists and not folder_mode(path, kwargs.get("dir_fd")) & stat.S_IWUSR:
+            refuse(path)
+        writing = flags & (os.O_WRONLY | os.O_RDWR)
+        if writing and exists and os.path.isfile(path) and not os.stat(path).st_mode & stat.S_IWUSR:
+            refuse(path)
+        return real_open(path, flags, *args, **kwargs)
+
+    for name, paths in (("unlink", 1), ("remove", 1), ("rmdir", 1), ("mkdir", 1), ("replace", 2), ("rename", 2)):
+        monkeypatch.setattr(os, name, in_folder(getattr(os, name), paths))
+    monkeypatch.setattr(os, "open", opening)

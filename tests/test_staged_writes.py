@@ -260,3 +260,134 @@ def test_a_report_script_refuses_a_results_folder_another_run_is_writing(
             (folder / files.LOCK_NAME).unlink(missing_ok=True)  # results/seq2seq is the repository's own folder
     after = sorted(p.name for p in folder.iterdir() if p.name != files.LOCK_NAME)  # the holder made the folder
     assert after == [n for n in before or [] if n != files.LOCK_NAME]  # the refused run wrote nothing
+
+
+# What a folder's lock refuses: links, a folder in its place, a stale lock of another user, a folder it cannot make --
+
+
+def take_lock(folder: Path, wait: bool = False) -> None:
+    with files.folder_lock(folder, "--out", wait=wait):
+        assert (folder / files.LOCK_NAME).read_text().startswith(f"pid {os.getpid()}")
+
+
+@pytest.mark.parametrize("target", ["a file", "a dangling link"])
+def test_a_lock_file_that_is_a_symbolic_link_is_refused_and_never_followed(tmp_path: Path, target):
+    folder, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    folder.mkdir()
+    if target == "a file":
+        elsewhere.write_text("the user's own file")
+    (folder / files.LOCK_NAME).symlink_to(elsewhere)
+    for wait in (False, True):
+        with pytest.raises(InputError, match=r"--out '.*out': its lock file .* is a symbolic link; refusing to follow"):
+            take_lock(folder, wait)
+    assert (elsewhere.read_text() == "the user's own file") if target == "a file" else not elsewhere.exists()
+    assert (folder / files.LOCK_NAME).is_symlink()  # the user's link is theirs to remove
+
+
+def test_a_folder_with_the_locks_name_is_refused(tmp_path: Path):
+    (tmp_path / files.LOCK_NAME).mkdir()
+    with pytest.raises(InputError, match=r"\.seq2seq-attention\.lock is a folder where the lock file should be"):
+        take_lock(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [("a-file", r"'.*a-file' is a file, expected a folder"), ("a-file/out", r"'.*out' lies under a file")],
+)
+def test_a_folder_that_cannot_be_made_is_refused(tmp_path: Path, where, message):
+    (tmp_path / "a-file").write_text("kept")
+    with pytest.raises(InputError, match=message):
+        take_lock(tmp_path / where)
+    assert (tmp_path / "a-file").read_text() == "kept"
+
+
+def test_a_read_only_folder_is_refused(tmp_path: Path, monkeypatch):
+    from support import enforce_owner_permissions
+
+    folder = tmp_path / "out"
+    folder.mkdir(mode=0o555)
+    enforce_owner_permissions(monkeypatch)
+    with pytest.raises(InputError, match=r"--out '.*out' cannot be written \(.*: permission denied\)"):
+        take_lock(folder)
+    with pytest.raises(InputError, match=r"--out '.*new' cannot be created: Permission denied"):
+        take_lock(folder / "new")
+    monkeypatch.undo()
+    assert list(folder.iterdir()) == []
+
+
+def stale_lock_of_another_user(folder: Path) -> Path:
+    """A lock file a killed run of another user left: not held, and not writable by this user."""
+    lock = folder / files.LOCK_NAME
+    lock.write_text("pid 4242, seq2seq-attention train\n")
+    lock.chmod(0o444)
+    return lock
+
+
+def test_a_stale_lock_of_another_user_is_replaced_where_the_folder_allows(tmp_path: Path, monkeypatch):
+    from support import enforce_owner_permissions
+
+    stale_lock_of_another_user(tmp_path)
+    enforce_owner_permissions(monkeypatch)
+    take_lock(tmp_path)
+    assert not (tmp_path / files.LOCK_NAME).exists()
+
+
+def test_a_stale_lock_of_another_user_that_cannot_be_removed_is_one_clear_error(tmp_path: Path, monkeypatch):
+    from support import enforce_owner_permissions
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    lock = stale_lock_of_another_user(folder)
+    folder.chmod(0o555)  # the shared folder lets this user remove none of another's files
+    enforce_owner_permissions(monkeypatch)
+    try:
+        with pytest.raises(
+            InputError, match=r"the stale lock file .* \(pid 4242, seq2seq-attention train, no longer running\) can be "
+        ):
+            take_lock(folder)
+    finally:
+        monkeypatch.undo()
+        folder.chmod(0o755)
+    assert lock.read_text() == "pid 4242, seq2seq-attention train\n"
+
+
+def test_a_lock_of_another_user_held_by_a_live_process_is_refused_by_name(tmp_path: Path, monkeypatch):
+    import subprocess
+    import sys
+
+    from support import enforce_owner_permissions
+
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == b"HELD"
+        (tmp_path / files.LOCK_NAME).chmod(0o444)
+        enforce_owner_permissions(monkeypatch)
+        with pytest.raises(InputError, match=rf"is being written by another process \(pid {holder.pid}"):
+            take_lock(tmp_path)
+        monkeypatch.undo()
+        assert (tmp_path / files.LOCK_NAME).read_text().startswith(f"pid {holder.pid}")
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@pytest.mark.parametrize("script", ["compare_attention", "train_sentiment"])
+@pytest.mark.parametrize("out", ["a file", "a read-only folder"])
+def test_a_report_script_refuses_an_out_it_cannot_write_in_one_line(tmp_path: Path, capsys, monkeypatch, script, out):
+    import sys
+
+    from support import enforce_owner_permissions, load_script
+
+    module = load_script(script)
+    folder = tmp_path / "results"
+    if out == "a file":
+        folder.write_text("kept")
+    else:
+        folder.mkdir(mode=0o555)
+        enforce_owner_permissions(monkeypatch)
+    monkeypatch.setattr(sys, "argv", [f"{script}.py", "--out", str(folder), "--tables-only"])
+    status = module.main(*([] if script == "train_sentiment" else [sys.argv[1:]]))
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and err.startswith(f"{script}.py: error: --out '{folder}'"), err
+    assert folder.read_text() == "kept" if out == "a file" else list(folder.iterdir()) == []

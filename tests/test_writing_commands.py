@@ -259,6 +259,33 @@ def test_a_failed_checkpoint_save_keeps_the_old_checkpoint(tmp_path, monkeypatch
     assert load_checkpoint(directory).training["epoch"] == 1
 
 
+def test_a_save_into_a_folder_made_read_only_meanwhile_leaves_no_lock(tmp_path, monkeypatch):
+    """The folder loses its write permission once the files are staged: the save fails, the old checkpoint stays,
+    and the lock the save took goes with it (the folder's owner lends it the write permission for that removal)."""
+    from support import enforce_owner_permissions
+
+    directory = tmp_path / "checkpoint"
+    save_checkpoint(directory, tiny_translator("luong"), VOCABS, training={"epoch": 1})
+    before = snapshot(tmp_path)
+    real_commit = files_module._commit
+
+    def commit_into_a_read_only_folder(destinations, staged):
+        directory.chmod(0o555)
+        return real_commit(destinations, staged)
+
+    monkeypatch.setattr(files_module, "_commit", commit_into_a_read_only_folder)
+    enforce_owner_permissions(monkeypatch)
+    try:
+        with pytest.raises(PermissionError):
+            save_checkpoint(directory, tiny_translator("luong", seed=1), VOCABS, training={"epoch": 2})
+    finally:
+        monkeypatch.undo()
+    assert directory.stat().st_mode & 0o777 == 0o555  # the folder's mode is the user's
+    directory.chmod(0o755)
+    assert snapshot(tmp_path) == before and not (directory / files_module.LOCK_NAME).exists()
+    assert load_checkpoint(directory).training["epoch"] == 1
+
+
 def _shift(module: torch.nn.Module) -> None:
     for parameter in module.parameters(recurse=False):
         parameter.add_(1.0)

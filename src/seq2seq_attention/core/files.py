@@ -234,17 +234,24 @@ def _check_destinations(destinations: tuple[Path, ...]) -> None:
 def _remove_stages(stages: Iterable[Path]) -> None:
     """Remove each staging folder; where its parent lost its write permission, lend it back for the removal."""
     for stage in stages:
-        shutil.rmtree(stage, ignore_errors=True)
-        if not (stage.exists() or stage.is_symlink()):
-            continue
-        parent = stage.parent
-        with contextlib.suppress(OSError):
-            mode = parent.stat().st_mode
-            os.chmod(parent, mode | stat.S_IWUSR | stat.S_IXUSR)
-            try:
-                shutil.rmtree(stage, ignore_errors=True)
-            finally:
-                os.chmod(parent, stat.S_IMODE(mode))
+        _remove_lending_permission(stage, lambda path: shutil.rmtree(path, ignore_errors=True))
+
+
+def _remove_lending_permission(path: Path, remove: Callable[[Path], None]) -> None:
+    """`remove(path)`; if `path` is still there (its folder lost its write permission meanwhile), lend the folder its
+    owner's write permission for one more try, and put the folder's mode back. Never raises."""
+    with contextlib.suppress(OSError):
+        remove(path)
+    if not (path.exists() or path.is_symlink()):
+        return
+    parent = path.parent
+    with contextlib.suppress(OSError):
+        mode = parent.stat().st_mode
+        os.chmod(parent, mode | stat.S_IWUSR | stat.S_IXUSR)
+        try:
+            remove(path)
+        finally:
+            os.chmod(parent, stat.S_IMODE(mode))
 
 
 def json_text(document: object, *, indent: int | None = 1) -> str:
@@ -286,6 +293,7 @@ def _commit(destinations: tuple[Path, ...], staged: list[Path]) -> None:
         raise
 
 
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # Windows has none: `_open_lock` looks before it opens
 _HELD: dict[str, tuple[threading.RLock, list]] = {}  # folder -> (the lock of this process's threads, [fd, depth])
 _HELD_GUARD = threading.Lock()
 
@@ -293,7 +301,9 @@ _HELD_GUARD = threading.Lock()
 def _holder(lock_file: Path) -> str:
     """Who holds `lock_file`, as its holder wrote it (``pid 1234, seq2seq-attention train``)."""
     try:
-        text = lock_file.read_text(encoding="utf-8", errors="replace").strip()
+        handle = os.open(lock_file, os.O_RDONLY | _NO_FOLLOW)
+        with os.fdopen(handle, "rb") as opened:
+            text = opened.read(400).decode("utf-8", errors="replace").strip()
     except OSError:
         text = ""
     return text[:200] or "another process"
@@ -305,7 +315,9 @@ def folder_lock(directory: Path, what: str, *, wait: bool) -> Iterator[Path]:
 
     The lock is a file in the folder (`LOCK_NAME`) locked with ``flock`` and holding the writer's
     process id; the system releases it when the process dies, so a killed writer leaves no stale
-    lock. A process may take the lock it holds again (a `train` that saves each epoch).
+    lock. A process may take the lock it holds again (a `train` that saves each epoch). The lock
+    file is never opened through a symbolic link, and is removed when the block ends, failed or not.
+    A stale one (no live holder) that this user cannot write is replaced when the folder allows it.
 
     Args:
         directory: the folder to write.
@@ -315,11 +327,13 @@ def folder_lock(directory: Path, what: str, *, wait: bool) -> Iterator[Path]:
 
     Raises:
         InputError: another live process holds the lock (naming its process id), or still held it
-            after `LOCK_WAIT` seconds.
+            after `LOCK_WAIT` seconds; the folder is a file or cannot be created or written; the lock's
+            name holds a symbolic link, a folder, or a stale lock this user can neither write nor remove.
     """
     directory = Path(directory)
+    check_path_fits(directory, what)
     created = _created_parents(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    _make_folder(directory, what)
     key = os.path.realpath(directory)
     with _HELD_GUARD:
         local, held = _HELD.setdefault(key, (threading.RLock(), [None, 0]))
@@ -341,10 +355,43 @@ def folder_lock(directory: Path, what: str, *, wait: bool) -> Iterator[Path]:
                 folder.rmdir()
 
 
+def _make_folder(directory: Path, what: str) -> None:
+    """`directory` and its missing parents, or one `InputError` that says why not."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InputError(f"{what} {str(directory)!r} is a file, expected a folder") from None
+    except NotADirectoryError:
+        raise InputError(f"{what} {str(directory)!r} lies under a file, expected a folder") from None
+    except OSError as error:
+        raise InputError(f"{what} {str(directory)!r} cannot be created: {error.strerror}") from None
+
+
+def _open_lock(lock_file: Path, what: str, directory: Path) -> tuple[int, bool]:
+    """The lock file opened (created if missing) without following a symbolic link, and whether it is writable
+    (False: a lock file this user may only read, e.g. another user's, opened read-only to learn if it is held)."""
+    where = f"{what} {str(directory)!r}"
+    linked = InputError(f"{where}: its lock file {LOCK_NAME} is a symbolic link; refusing to follow it (remove the link)")
+    if lock_file.is_symlink():
+        raise linked
+    try:
+        return os.open(lock_file, os.O_RDWR | os.O_CREAT | _NO_FOLLOW, 0o644), True
+    except OSError as error:
+        if lock_file.is_symlink():  # made between the look and the open: O_NOFOLLOW refused it
+            raise linked from None
+        if lock_file.is_dir():
+            raise InputError(f"{where}: {LOCK_NAME} is a folder where the lock file should be; remove it") from None
+        if isinstance(error, PermissionError) and lock_file.is_file():
+            with contextlib.suppress(OSError):
+                return os.open(lock_file, os.O_RDONLY | _NO_FOLLOW), False
+        reason = "permission denied" if isinstance(error, PermissionError) else error.strerror
+        raise InputError(f"{where} cannot be written ({LOCK_NAME}: {reason})") from None
+
+
 def _acquire(lock_file: Path, what: str, directory: Path, wait: bool) -> int:
     deadline = time.monotonic() + LOCK_WAIT
     while True:
-        handle = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+        handle, writable = _open_lock(lock_file, what, directory)
         if not _try_lock(handle):
             os.close(handle)
             if not wait or time.monotonic() > deadline:
@@ -356,9 +403,12 @@ def _acquire(lock_file: Path, what: str, directory: Path, wait: bool) -> int:
             time.sleep(0.05)
             continue
         try:
-            same = os.fstat(handle).st_ino == os.stat(lock_file).st_ino  # not a file its last holder removed
+            same = os.fstat(handle).st_ino == os.stat(lock_file, follow_symlinks=False).st_ino  # not one removed
         except FileNotFoundError:
             same = False
+        if same and not writable:  # a stale lock of another user: no one holds it, so it may go if the folder allows
+            _replace_stale(lock_file, handle, what, directory)
+            continue
         if not same:
             os.close(handle)
             continue
@@ -367,6 +417,20 @@ def _acquire(lock_file: Path, what: str, directory: Path, wait: bool) -> int:
         os.ftruncate(handle, 0)
         os.write(handle, f"pid {os.getpid()}, {command}\n".encode())
         return handle
+
+
+def _replace_stale(lock_file: Path, handle: int, what: str, directory: Path) -> None:
+    """Remove a stale lock file this user cannot write (held locked by `handle`, which is closed), or refuse."""
+    holder = _holder(lock_file)
+    try:
+        lock_file.unlink()
+    except OSError as error:
+        raise InputError(
+            f"{what} {str(directory)!r}: the stale lock file {LOCK_NAME} ({holder}, no longer running) can be "
+            f"neither written nor removed by this user ({error.strerror}); ask its owner to remove it"
+        ) from None
+    finally:
+        os.close(handle)
 
 
 def _try_lock(handle: int) -> bool:
@@ -388,8 +452,10 @@ def _release(lock_file: Path, handle: int) -> None:
     """Remove the lock file, then let go (a waiter that held the old file sees it gone and tries again); Windows
     cannot remove an open file, so there the lock goes first."""
     if fcntl is not None:
-        lock_file.unlink(missing_ok=True)
-        os.close(handle)
+        try:  # a folder made read-only by now (a failed write) still loses its lock: no stale lock is left
+            _remove_lending_permission(lock_file, lambda path: path.unlink(missing_ok=True))
+        finally:
+            os.close(handle)
         return
     os.close(handle)
     with contextlib.suppress(OSError):
