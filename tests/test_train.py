@@ -207,6 +207,25 @@ def test_config_is_checked():
         TrainConfig(batch_size=0)
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("schedule_over", "budget", "schedule_over='budget' spreads the schedule over the time budget: set time_budget"),
+        ("batch_size", 0, r"batch_size must lie in \[1, 1000000\], got 0"),
+        ("decoder", "transformer", "decoder must be one of bahdanau, gru, luong"),
+        ("learning_rate", "fast", "learning_rate must be a number"),
+    ],
+)
+def test_a_config_changed_after_it_was_built_is_checked_where_train_starts(tmp_path, field, value, message):
+    config = tiny_config()
+    setattr(config, field, value)
+    with pytest.raises(InputError, match=message):
+        train(config, pairs=PAIRS, checkpoint=tmp_path / "run", progress=False, log=quiet)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(InputError, match="config must be a TrainConfig, got dict"):
+        train({"decoder": "gru"}, pairs=PAIRS, progress=False, log=quiet)
+
+
 @pytest.fixture
 def saved(tmp_path: Path):
     torch.manual_seed(0)

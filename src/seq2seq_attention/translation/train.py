@@ -7,7 +7,7 @@ import contextlib
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import torch
@@ -274,11 +274,13 @@ def train(
             config must agree with `config` but for `TrainConfig.RESUMABLE_CHANGES`.
 
     Raises:
-        InputError: a bad config, empty data, a checkpoint that does not fit the config, a
+        InputError: a bad config (checked here again, so a field changed after the config was built is checked
+            too), empty data, a checkpoint that does not fit the config, a
             directory that already holds a checkpoint (without `resume` or `overwrite`), a
             directory to resume from that has files but no `checkpoint.json`, or one that another
             live process is writing (`core.files.folder_lock`, naming that process).
     """
+    config = _checked(config)
     device = torch.device(device or "cpu")
     directory = Path(checkpoint) if checkpoint is not None else None
     if directory is not None:
@@ -288,6 +290,13 @@ def train(
         start = directory if resume else None
         options = (device, progress, log, measure_bleu, keep_training_state)
         return _train(config, pairs, directory, start, init_from, *options)
+
+
+def _checked(config: object) -> TrainConfig:
+    """`config` checked again as it is now (a field may have changed since it was built): a checked copy."""
+    if not isinstance(config, TrainConfig):
+        raise InputError(f"config must be a TrainConfig, got {type(config).__name__}")
+    return replace(config)  # runs `TrainConfig.__post_init__` on the current values
 
 
 def _train(
