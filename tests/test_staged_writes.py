@@ -357,7 +357,8 @@ def test_a_lock_of_another_user_held_by_a_live_process_is_refused_by_name(tmp_pa
 
     from support import enforce_owner_permissions
 
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    command = [sys.executable, "-c", HOLD, str(tmp_path)]
+    holder = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline().strip() == b"HELD"
         (tmp_path / files.LOCK_NAME).chmod(0o444)

@@ -210,7 +210,7 @@ def test_config_is_checked():
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
-        ("schedule_over", "budget", "schedule_over='budget' spreads the schedule over the time budget: set time_budget"),
+        ("schedule_over", "budget", "schedule_over='budget' spreads the schedule over the time budget"),
         ("batch_size", 0, r"batch_size must lie in \[1, 1000000\], got 0"),
         ("decoder", "transformer", "decoder must be one of bahdanau, gru, luong"),
         ("learning_rate", "fast", "learning_rate must be a number"),

@@ -60,7 +60,7 @@ _SET_ASIDE = ".old-"  # the prefix a replaced file is renamed to while the new o
 
 
 def _system_limit(path: Path, name: str, fallback: int) -> int:
-    """The file system's limit `name` (``PC_NAME_MAX``, ``PC_PATH_MAX``) for the deepest existing folder above `path`."""
+    """The file system's limit `name` (``PC_NAME_MAX``, ``PC_PATH_MAX``) where `path` would be."""
     for folder in Path(os.path.abspath(path)).parents:
         with contextlib.suppress(OSError, ValueError, AttributeError):  # AttributeError: no os.pathconf (Windows)
             if folder.is_dir():
@@ -91,7 +91,10 @@ def check_path_fits(path: Path, what: str, *, file: bool = False) -> None:
     size = len(os.fsencode(os.path.abspath(path)))
     path_max = _system_limit(path, "PC_PATH_MAX", PATH_MAX)
     if size + spare >= path_max:
-        raise InputError(f"{what} {echo(str(path), 80)}: the path is {size} bytes long; paths here hold fewer than {path_max - spare}")
+        raise InputError(
+            f"{what} {echo(str(path), 80)}: the path is {size} bytes long; "
+            f"paths here hold fewer than {path_max - spare}"
+        )
 
 
 def artifact_kind(path: Path) -> str | None:
@@ -371,7 +374,7 @@ def _open_lock(lock_file: Path, what: str, directory: Path) -> tuple[int, bool]:
     """The lock file opened (created if missing) without following a symbolic link, and whether it is writable
     (False: a lock file this user may only read, e.g. another user's, opened read-only to learn if it is held)."""
     where = f"{what} {str(directory)!r}"
-    linked = InputError(f"{where}: its lock file {LOCK_NAME} is a symbolic link; refusing to follow it (remove the link)")
+    linked = InputError(f"{where}: its lock file {LOCK_NAME} is a symbolic link; refusing to follow it (remove it)")
     if lock_file.is_symlink():
         raise linked
     try:
