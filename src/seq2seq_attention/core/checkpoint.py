@@ -28,6 +28,7 @@ import inspect
 import json
 import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,12 +224,13 @@ def save_checkpoint(
 
     Raises:
         InputError: the model does not follow `Checkpointable`, the training state is not JSON,
-            a tensor holds NaN or infinity, or `path` holds an artifact of another kind.
+            a tensor holds NaN or infinity, `optimizer` updates tensors that are not the model's, or `path`
+            holds an artifact of another kind.
     """
     config = model.config if isinstance(model, Checkpointable) else None
     if not isinstance(config, dict) or config.get("task") not in TASK_NAMES:
         raise InputError("the model has no config with a known task; build it with build_model or build_classifier")
-    _check_save_arguments(vocabs, training, optimizer)
+    _check_save_arguments(model, vocabs, training, optimizer)
     state = dict(training or {})
     extra: dict[str, torch.Tensor] = {}
     if optimizer is not None:
@@ -268,13 +270,21 @@ def save_checkpoint(
     return directory
 
 
-def _check_save_arguments(vocabs: object, training: object, optimizer: object) -> None:
+def _check_save_arguments(model: nn.Module, vocabs: object, training: object, optimizer: object) -> None:
     if not isinstance(vocabs, Vocabularies) or not isinstance(vocabs.source, Vocabulary):
         raise InputError(f"vocabs must be the model's Vocabularies, got {echo(vocabs, 80)}")
     if training is not None and not isinstance(training, dict):
         raise InputError(f"training must be a dict (JSON-ready), got {type(training).__name__}")
     if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
         raise InputError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
+    if optimizer is not None:
+        own = {id(parameter) for parameter in model.parameters()}
+        foreign = sum(id(p) not in own for group in optimizer.param_groups for p in group["params"])
+        if foreign:
+            raise InputError(
+                f"the optimizer updates {foreign} tensor(s) that are not parameters of this model: its state would "
+                "not fit the model when resumed; save the optimizer built on this model's parameters"
+            )
 
 
 def _check_path(path: object) -> Path:
@@ -326,10 +336,16 @@ def _check_training_record(json_path: Path, training: dict) -> None:
         raise InputError(f"checkpoint file {json_path} is corrupted: 'history' must be a list of objects")
 
 
-def _read_tensors(directory: Path, entry: object, what: str) -> dict[str, torch.Tensor]:
+def _read_tensors(directory: Path, entry: object, what: str, stem: str) -> dict[str, torch.Tensor]:
+    """The tensors of the file `entry` names, which must be a ``<stem>-<hash>.safetensors`` file with that hash."""
     name = entry.get("name") if isinstance(entry, dict) else None
     if not isinstance(name, str) or "/" in name or os.path.basename(name) != name or name in ("", ".", ".."):
         raise InputError(f"checkpoint {directory} is corrupted: the entry for the {what} file is malformed")
+    if not (name.startswith(f"{stem}-") and name.endswith(".safetensors")):
+        raise InputError(
+            f"checkpoint {directory} is corrupted: its {what} entry names {echo(name, 80)}, "
+            f"not a {stem}-<hash>.safetensors file"
+        )
     path = directory / entry["name"]
     if not path.is_file():
         raise InputError(f"checkpoint {directory} is incomplete: {entry['name']} ({what}) is missing")
@@ -464,7 +480,9 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu", task: 
     vocabs = _read_vocabularies(directory, document["vocabularies"])
     model = _rebuild(directory, config)
     _check_vocabulary_sizes(directory, model, vocabs)
-    weights = _renamed(_read_tensors(directory, document["files"].get("model"), "weights"), document["version"])
+    weights = _renamed(
+        _read_tensors(directory, document["files"].get("model"), "weights", "model"), document["version"]
+    )
     _check_weights(directory, config, model, weights)
     _check_finite(weights, f"checkpoint {directory} cannot be used")
     _check_tied(directory, config, model, weights)
@@ -476,31 +494,198 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu", task: 
 def restore_training_state(checkpoint: Checkpoint, optimizer: torch.optim.Optimizer | None) -> None:
     """Put the saved optimizer state and RNG states back, to resume training where it stopped.
 
+    Everything is checked before anything is set (torch's `load_state_dict` checks no tensor, and an
+    optimizer step on a state of other shapes reads past its memory): the file `files.training` names
+    is a training-state file; each of its tensors is an optimizer value or a generator state; the saved
+    parameter groups name the optimizer's parameters, in the same count, with settings of the same
+    kinds; and each parameter's state holds the values `optimizer` keeps, with the shape and dtype they
+    have for that parameter.
+
     Raises:
-        InputError: the checkpoint holds no training state, or it does not fit `optimizer`.
+        InputError: the checkpoint holds no training state, or it does not fit `optimizer` (saying which
+            parameter, value, shape and dtype), or a file or value is not of its kind.
     """
     entry = checkpoint.files.get("training")
     if checkpoint.path is None or entry is None:
         raise InputError(f"checkpoint {checkpoint.path} holds weights only, no training state to resume from")
-    tensors = _read_tensors(checkpoint.path, entry, "training state")
-    _check_finite(tensors, f"checkpoint {checkpoint.path} cannot be resumed")
+    where = f"checkpoint {checkpoint.path}"
+    tensors = _read_tensors(checkpoint.path, entry, "training state", "training")
+    _check_finite(tensors, f"{where} cannot be resumed")
+    optimizer_values, generators = _split_training_tensors(where, tensors)
     if optimizer is not None:
-        saved = checkpoint.training.get("optimizer")
-        if not isinstance(saved, dict):
-            raise InputError(f"checkpoint {checkpoint.path} holds no optimizer state")
-        state: dict[int, dict] = {}
-        for name, tensor in tensors.items():
-            if name.startswith("optimizer."):
-                _, param_id, key = name.split(".", 2)
-                state.setdefault(int(param_id), {})[key] = tensor
-        for param_id, values in saved.get("scalars", {}).items():
-            state.setdefault(int(param_id), {}).update(values)
+        state = _saved_optimizer_state(where, checkpoint, optimizer, optimizer_values)
         try:
-            optimizer.load_state_dict({"state": state, "param_groups": saved["param_groups"]})
-        except (KeyError, ValueError) as error:
-            raise InputError(f"checkpoint {checkpoint.path}: the optimizer state does not fit: {error}") from error
-    if "rng.cpu" in tensors:
-        torch.set_rng_state(tensors["rng.cpu"])
-    cuda_states = [tensors[f"rng.cuda.{i}"] for i in range(torch.cuda.device_count()) if f"rng.cuda.{i}" in tensors]
-    if cuda_states and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(cuda_states)
+            optimizer.load_state_dict(state)
+        except (KeyError, ValueError, TypeError) as error:
+            raise InputError(f"{where}: the optimizer state does not fit: {echo(error)}") from error
+    if "rng.cpu" in generators:
+        torch.set_rng_state(generators["rng.cpu"])
+    for name, tensor in generators.items():
+        if name != "rng.cpu" and _generator_state(name) is not None:
+            torch.cuda.set_rng_state(tensor, int(name.rsplit(".", 1)[1]))
+
+
+_OPTIMIZER_TENSOR = re.compile(r"optimizer\.(0|[1-9][0-9]{0,8})\.([A-Za-z_][A-Za-z0-9_]*)")
+_GENERATOR_TENSOR = re.compile(r"rng\.cpu|rng\.cuda\.(0|[1-9][0-9]{0,3})")
+
+
+def _split_training_tensors(
+    where: str, tensors: dict[str, torch.Tensor]
+) -> tuple[dict[int, dict[str, torch.Tensor]], dict[str, torch.Tensor]]:
+    """The optimizer's tensors by parameter id and value name, and the generator states (each checked against
+    this machine's generator: a byte tensor of its length); any other name is refused."""
+    values: dict[int, dict[str, torch.Tensor]] = {}
+    generators = {}
+    strangers = []
+    for name, tensor in tensors.items():
+        if match := _OPTIMIZER_TENSOR.fullmatch(name):
+            values.setdefault(int(match[1]), {})[match[2]] = tensor
+        elif _GENERATOR_TENSOR.fullmatch(name):
+            generators[name] = tensor
+        else:
+            strangers.append(name)
+    if strangers:
+        raise InputError(
+            f"{where} is corrupted: its training-state file holds tensors that are no training state: "
+            f"{echo(sorted(strangers)[:3], 120)} (expected optimizer.<parameter>.<value> and rng.*)"
+        )
+    for name, tensor in generators.items():
+        expected = _generator_state(name)
+        if expected is not None and (tensor.shape != expected.shape or tensor.dtype != expected.dtype):
+            raise InputError(
+                f"{where} is corrupted: the generator state {name} is {tuple(tensor.shape)} {tensor.dtype}, "
+                f"expected {tuple(expected.shape)} {expected.dtype}"
+            )
+    return values, generators
+
+
+def _generator_state(name: str) -> torch.Tensor | None:
+    """This machine's state of the generator `name` (``rng.cpu``, ``rng.cuda.<i>``); None for a GPU it lacks."""
+    if name == "rng.cpu":
+        return torch.get_rng_state()
+    index = int(name.rsplit(".", 1)[1])
+    return torch.cuda.get_rng_state(index) if torch.cuda.is_available() and index < torch.cuda.device_count() else None
+
+
+def _saved_optimizer_state(
+    where: str, checkpoint: Checkpoint, optimizer: torch.optim.Optimizer, tensors: dict[int, dict[str, torch.Tensor]]
+) -> dict:
+    """The optimizer state dict the checkpoint saved (its JSON part and `tensors`), checked against `optimizer`."""
+    saved = checkpoint.training.get("optimizer")
+    if not isinstance(saved, dict):
+        raise InputError(f"{where} holds no optimizer state")
+    current = optimizer.state_dict()["param_groups"]
+    groups = _saved_groups(where, saved.get("param_groups"), current)
+    scalars = saved.get("scalars", {})
+    if not isinstance(scalars, dict) or not all(isinstance(v, dict) for v in scalars.values()):
+        raise InputError(f"{where} is corrupted: the optimizer's 'scalars' must be an object of objects")
+    state: dict[int, dict] = {param_id: dict(values) for param_id, values in tensors.items()}
+    for param_id, values in scalars.items():
+        if not (isinstance(param_id, str) and param_id.isdigit() and len(param_id) < 10):
+            raise InputError(f"{where} is corrupted: the optimizer's scalars name parameter {echo(param_id, 40)}")
+        state.setdefault(int(param_id), {}).update(values)
+    _check_optimizer_state(where, checkpoint, optimizer, state)
+    return {"state": state, "param_groups": groups}
+
+
+def _kind(value: object) -> str:
+    """What JSON makes of a setting: ``bool``, ``number``, ``none``, ``text`` or ``list of <kind>``."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number" if math.isfinite(value) else "non-finite number"
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list | tuple):
+        return f"list of {', '.join(sorted({_kind(item) for item in value})) or 'nothing'}"
+    return type(value).__name__
+
+
+def _saved_groups(where: str, saved: object, current: list[dict]) -> list[dict]:
+    """The saved parameter groups, each over the same parameters as the optimizer's and with settings of the kinds
+    the optimizer's have (a switch may be true, false or None); a setting the save did not know keeps the
+    optimizer's value."""
+    if not isinstance(saved, list) or not all(isinstance(group, dict) for group in saved):
+        raise InputError(f"{where} is corrupted: the optimizer's 'param_groups' must be a list of objects")
+    if len(saved) != len(current):
+        raise InputError(
+            f"{where}: the optimizer state does not fit: {len(saved)} parameter group(s) saved, the optimizer has "
+            f"{len(current)}"
+        )
+    groups = []
+    for index, (group, own) in enumerate(zip(saved, current, strict=True)):
+        if group.get("params") != own["params"]:
+            count = len(group["params"]) if isinstance(group.get("params"), list) else echo(group.get("params"), 40)
+            raise InputError(
+                f"{where}: the optimizer state does not fit this model: parameter group {index} saved {count} "
+                f"parameter(s), the optimizer has {len(own['params'])}"
+            )
+        for key, value in group.items():
+            want = own.get(key, value)
+            flag = {_kind(value), _kind(want)} <= {"bool", "none"}  # a switch: None lets torch choose (fused, foreach)
+            if key != "params" and _kind(value) != _kind(want) and not flag:
+                raise InputError(
+                    f"{where} is corrupted: the optimizer's setting {key!r} of group {index} is "
+                    f"{echo(value, 60)} ({_kind(value)}), expected a {_kind(want)} like {echo(want, 60)}"
+                )
+            if isinstance(want, list | tuple) and len(value) != len(want):
+                raise InputError(
+                    f"{where} is corrupted: the optimizer's setting {key!r} of group {index} holds {len(value)} "
+                    f"values, expected {len(want)}"
+                )
+        groups.append({**own, **group})
+    return groups
+
+
+def _expected_state(optimizer: torch.optim.Optimizer) -> list[dict[str, object]]:
+    """What `optimizer` keeps for each of its parameters (in its state dict's order) once it has stepped: the state
+    of an optimizer of its kind and settings after one step of zero gradients on zero tensors like its parameters."""
+    probes, groups = [], []
+    for group in optimizer.param_groups:
+        params = [torch.zeros_like(p, requires_grad=True) for p in group["params"]]
+        for probe in params:
+            probe.grad = torch.zeros_like(probe)
+        probes.extend(params)
+        groups.append({**{key: value for key, value in group.items() if key != "params"}, "params": params})
+    stepped = type(optimizer)(groups)
+    stepped.step()
+    return [stepped.state[probe] for probe in probes]
+
+
+def _check_optimizer_state(
+    where: str, checkpoint: Checkpoint, optimizer: torch.optim.Optimizer, state: dict[int, dict]
+) -> None:
+    """Each saved parameter's state holds the values `optimizer` keeps for that parameter: the same names, and
+    tensors of the shape and dtype they have there (a moment of a (16, 8) weight is (16, 8) float32)."""
+    parameters = [p for group in optimizer.param_groups for p in group["params"]]
+    names = {id(p): name for name, p in checkpoint.model.named_parameters()}
+    expected = _expected_state(optimizer)
+    for param_id, values in sorted(state.items()):
+        if param_id >= len(parameters):
+            raise InputError(
+                f"{where}: the optimizer state does not fit this model: it holds a state for parameter {param_id}, "
+                f"the optimizer has {len(parameters)} parameters"
+            )
+        parameter = f"parameter {param_id} ({names.get(id(parameters[param_id]), 'unnamed')})"
+        want = expected[param_id]
+        if set(values) != set(want):
+            raise InputError(
+                f"{where}: the optimizer state does not fit: {parameter} holds {sorted(values)}, the optimizer "
+                f"keeps {sorted(want)}"
+            )
+        for key, wanted in want.items():
+            got = values[key]
+            if isinstance(wanted, torch.Tensor):
+                fits = isinstance(got, torch.Tensor) and got.shape == wanted.shape and got.dtype == wanted.dtype
+                shown = f"{tuple(got.shape)} {got.dtype}" if isinstance(got, torch.Tensor) else echo(got, 40)
+                expected_shown = f"{tuple(wanted.shape)} {wanted.dtype}"
+            else:
+                fits = _kind(got) == _kind(wanted)
+                shown, expected_shown = f"{echo(got, 40)} ({_kind(got)})", f"a {_kind(wanted)}"
+            if not fits:
+                raise InputError(
+                    f"{where}: the optimizer state does not fit this model: {parameter} has {key} {shown}, "
+                    f"expected {expected_shown} (a state saved for another model?)"
+                )
