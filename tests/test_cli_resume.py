@@ -213,3 +213,45 @@ def test_init_from_trains_on_from_the_weights_as_a_new_run_with_the_saved_settin
     code, _, err = train(capsys, tmp_path / "other", "--init-from", str(weights), "--resume")
     assert code == 2 and "cannot be combined with --resume" in err
     assert not (tmp_path / "other").exists()
+
+
+def test_a_run_that_averages_its_last_epochs_is_refused_and_no_message_offers_a_resume(tmp_path, capsys):
+    checkpoint = tmp_path / "averaged"
+    code, _, err = train(capsys, checkpoint, *TINY, "--epochs", "1", "--average-last", "2", "--keep-training-state")
+    assert code == 0, err
+    before = {p.name: p.read_bytes() for p in checkpoint.iterdir()}
+    code, out, err = train(capsys, checkpoint, "--resume", "--epochs", "2")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "cannot resume from" in err and "averages the weights of its last 2 epochs" in err and "--init-from" in err
+    code, _, err = train(capsys, checkpoint, *TINY, "--epochs", "1")
+    assert code == 2 and "averages the weights" in err and "(--resume" not in err
+    assert {p.name: p.read_bytes() for p in checkpoint.iterdir()} == before
+
+
+def test_a_training_state_of_another_model_is_one_line_and_leaves_no_lock(finished_runs, tmp_path, capsys):
+    """The state a fused Adam step would read past (a segmentation fault): refused before training, the lock gone."""
+    import shutil
+
+    import torch
+
+    from seq2seq_attention import build_model, load_checkpoint, save_checkpoint
+    from seq2seq_attention.core.files import LOCK_NAME
+
+    checkpoint = tmp_path / "run"
+    shutil.copytree(finished_runs["kept"], checkpoint)
+    loaded = load_checkpoint(checkpoint)
+    other = build_model("bahdanau", len(loaded.vocabs.source), len(loaded.vocabs.target), hidden_size=16)
+    optimizer = torch.optim.Adam(other.parameters())
+    for parameter in other.parameters():
+        parameter.grad = torch.ones_like(parameter)
+    optimizer.step()
+    elsewhere = save_checkpoint(tmp_path / "other", other, loaded.vocabs, optimizer=optimizer)
+    document, theirs = saved(checkpoint), saved(elsewhere)
+    shutil.copy(elsewhere / theirs["files"]["training"]["name"], checkpoint)
+    document["files"]["training"] = theirs["files"]["training"]
+    document["training"]["optimizer"] = theirs["training"]["optimizer"]
+    (checkpoint / "checkpoint.json").write_text(json.dumps(document), encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in checkpoint.iterdir()}
+    code, out, err = train(capsys, checkpoint, "--resume", "--epochs", "2")
+    assert code == 2 and err.count("\n") == 1 and "the optimizer state does not fit this model" in err, err
+    assert {p.name: p.read_bytes() for p in checkpoint.iterdir()} == before and LOCK_NAME not in before

@@ -2,6 +2,7 @@
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -524,3 +525,44 @@ def test_average_last_keeps_the_mean_of_the_last_epochs_weights():
         torch.testing.assert_close(kept.model.state_dict()[k], mean[k])
     with pytest.raises(InputError, match="average_last"):
         tiny_config(average_last=0)
+
+
+@pytest.mark.parametrize("finished", [False, True], ids=["interrupted", "finished"])
+def test_a_run_that_averages_its_last_epochs_is_not_resumed(tmp_path, finished):
+    """Resuming would restart the average empty (interrupted), or train on from the averaged weights beside the last
+    epoch's Adam moments (finished): either way not the run it continues, so it is refused before any training."""
+    checkpoint = tmp_path / "run"
+    config = tiny_config("bahdanau", epochs=2 if finished else 3, average_last=2)
+    epochs = 2 if finished else 1
+    train(
+        replace(config, epochs=epochs),
+        pairs=PAIRS,
+        checkpoint=checkpoint,
+        log=quiet,
+        progress=False,
+        measure_bleu=False,
+    )
+    before = {p.name: p.read_bytes() for p in checkpoint.iterdir()}
+    with pytest.raises(
+        InputError, match=r"cannot resume from .*run: its run averages the weights of its last 2 epochs"
+    ):
+        train(replace(config, epochs=4), pairs=PAIRS, checkpoint=checkpoint, resume=True, log=quiet, progress=False)
+    assert {p.name: p.read_bytes() for p in checkpoint.iterdir()} == before
+    one = train(
+        replace(config, average_last=1, epochs=1),
+        pairs=PAIRS,
+        checkpoint=tmp_path / "plain",
+        log=quiet,
+        progress=False,
+        measure_bleu=False,
+    )
+    resumed = train(
+        replace(config, average_last=1, epochs=2),
+        pairs=PAIRS,
+        checkpoint=tmp_path / "plain",
+        resume=True,
+        log=quiet,
+        progress=False,
+        measure_bleu=False,
+    )
+    assert [h["epoch"] for h in resumed.history] == [1, 2] and one.history == resumed.history[:1]  # plain: resumed

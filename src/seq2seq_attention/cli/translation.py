@@ -14,7 +14,7 @@ from ..core.config import saved_setting
 from ..core.device import parse_device
 from ..core.errors import InputError
 from ..core.files import EXPORT_NAMES, check_destination, folder_lock, staged_writes
-from ..translation.config import TrainConfig
+from ..translation.config import TrainConfig, not_resumable_when_averaged
 from ..translation.corpus import split_lines
 from ..translation.decoders import DECODERS
 from ..translation.pretrained import DEFAULT_PRETRAINED
@@ -99,9 +99,17 @@ def _what_was_kept(directory: Path, epochs: int) -> str:
 
 
 def _training_state(directory: Path) -> tuple[dict, bool]:
-    """The training record a checkpoint saved, and whether it holds what resuming needs (the optimizer's state)."""
+    """The training record a checkpoint saved, and whether it holds what resuming needs (the optimizer's state, and
+    a run that does not average its last epochs' weights)."""
     checkpoint = load_checkpoint(directory, "cpu", task="translation")
-    return checkpoint.training, checkpoint.files.get("training") is not None
+    return checkpoint.training, checkpoint.files.get("training") is not None and _averaged(checkpoint.training) < 2
+
+
+def _averaged(training: dict) -> int:
+    """The saved run's `average_last` (1 when it saved none, or one that is not a count)."""
+    config = training.get("config")
+    value = config.get("average_last", 1) if isinstance(config, dict) else 1
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
 def _what_to_do_with(directory: Path) -> str:
@@ -112,10 +120,12 @@ def _what_to_do_with(directory: Path) -> str:
         return f"it cannot be read ({error}); replace it (--overwrite) or choose another --checkpoint"
     if resumable:
         return f"resume it (--resume; it finished {training.get('epoch', 0)} epochs) or replace it (--overwrite)"
-    return f"{_weights_only()}, so it cannot be resumed; {_ways_on(directory)}"
+    return f"{_not_resumable(training)}, so it cannot be resumed; {_ways_on(directory)}"
 
 
-def _weights_only() -> str:
+def _not_resumable(training: dict) -> str:
+    if _averaged(training) > 1:
+        return not_resumable_when_averaged(_averaged(training))
     return (
         "it holds the weights only, without the optimizer state that resuming needs (its last run ended without "
         "--keep-training-state, or with --drop-training-state)"
@@ -146,7 +156,7 @@ def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool =
     verb = "start from" if new_run else "resume from"
     training, resumable = _training_state(directory)
     if not resumable and not new_run:
-        raise InputError(f"cannot resume from {directory}: {_weights_only()}; {_ways_on(directory)}")
+        raise InputError(f"cannot resume from {directory}: {_not_resumable(training)}; {_ways_on(directory)}")
     where = f"checkpoint {directory}"
     if not isinstance(training.get("config"), dict):
         raise InputError(f"cannot {verb} {directory}: it holds no training config")
@@ -334,7 +344,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=(
             "continue the run that --checkpoint holds, with its saved settings (only --epochs, --time-budget and "
             "--budget-clock may change; another option that differs from the saved one is refused); "
-            "starts afresh when --checkpoint does not exist yet"
+            "starts afresh when --checkpoint does not exist yet. A run with --average-last above 1 cannot be "
+            "resumed (the average of its last epochs is not saved): start a new run from it with --init-from"
         ),
     )
     train_parser.add_argument(

@@ -126,3 +126,12 @@ class TrainConfig:
     """Fields that may differ between a run and the run it resumes."""
     LEGACY_DEFAULTS = {"split": "by_french", "teacher_forcing_schedule": "constant", "teacher_forcing_k": 5.0}
     """Values of fields that a checkpoint saved before the field existed had in effect."""
+
+
+def not_resumable_when_averaged(average_last: int) -> str:
+    """Why a run that averages its last epochs' weights cannot be resumed (the decision, said once)."""
+    return (
+        f"its run averages the weights of its last {average_last} epochs (average_last), and a checkpoint keeps "
+        "neither that running average nor, once averaged, the weights the optimizer state belongs to, so a resumed "
+        "run would not be the run it continues"
+    )

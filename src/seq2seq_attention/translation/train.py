@@ -23,7 +23,13 @@ from ..core.files import LOCK_NAME, folder_lock
 from ..core.tokens import PAD_IDX
 from ..core.training import learning_rate_at, make_optimizer, make_scheduler, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
-from .config import BUDGET_CLOCKS, INITIALIZATIONS, TEACHER_FORCING_SCHEDULES, TrainConfig
+from .config import (
+    BUDGET_CLOCKS,
+    INITIALIZATIONS,
+    TEACHER_FORCING_SCHEDULES,
+    TrainConfig,
+    not_resumable_when_averaged,
+)
 from .corpus import (
     ENG_PREFIXES,
     Pair,
@@ -259,7 +265,8 @@ def train(
         config: the run's settings.
         pairs: normalised pairs to use instead of the bundled corpus.
         checkpoint: a directory to save to (and to resume from).
-        resume: continue from `checkpoint` when it holds one (start afresh when it does not exist).
+        resume: continue from `checkpoint` when it holds one (start afresh when it does not exist); a run with
+            ``average_last`` above 1 cannot be resumed (`not_resumable_when_averaged` says why).
         overwrite: replace a checkpoint that `checkpoint` already holds (without it, and
             without `resume`, training refuses to touch an existing checkpoint).
         device: where to train; the CPU by default.
@@ -358,6 +365,11 @@ def _start_run(
     elif resume_from is not None and (resume_from / "checkpoint.json").exists():
         resumed = load_translator(resume_from, device)
         _check_resumable(config, resumed.training.get("config"), resume_from)
+        if config.average_last > 1:
+            raise InputError(
+                f"cannot resume from {resume_from}: {not_resumable_when_averaged(config.average_last)}; train it "
+                "again with more epochs, or start a new run from its weights (init_from)"
+            )
         model, vocabs = resumed.model, resumed.vocabs
     else:
         torch.manual_seed(config.seed)
