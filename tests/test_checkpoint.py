@@ -7,6 +7,9 @@
   tensors of another dtype, malformed or non-strict JSON, a path that is a file are each one `InputError`;
 * a config that contradicts its saved tensors (``tie_embeddings: true`` over untied weights) is refused, and files
   of an older version load under the current names;
+* a training state that does not fit the optimizer it is restored into (another model's, another hidden size, a
+  renamed or retyped tensor, malformed groups or scalars, a file of the wrong kind) is one `InputError` before
+  anything is set;
 * each kind of missing, corrupted, truncated or mismatched checkpoint gives one clear line and exit code 2 from the
   CLI, and nothing on disk changes; so does a file on stdin that is not UTF-8, whichever error handler Python gave
   stdin.

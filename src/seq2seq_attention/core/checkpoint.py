@@ -15,7 +15,8 @@ when all were written (`core.files.staged_writes`), by one writer at a time
 renamed last, so a crash at any moment leaves either the old checkpoint or the new one, never a
 mix, and two writers leave the last one whole. Saving and loading refuse a tensor that holds NaN or infinity (a
 model that cannot compute), naming it. Loading checks the hashes, the config and every tensor's
-name, shape and dtype, and raises one `InputError` that says what is wrong. Both tasks use this
+name, shape and dtype, and raises one `InputError` that says what is wrong; resuming checks the training
+state against the optimizer the same way before setting anything (`restore_training_state`). Both tasks use this
 one format: a model follows the `Checkpointable` protocol, and its config's `task` names the
 builder that rebuilds it, which each task registers when it is imported (`register_task`: the
 translation model module and the sentiment classifier module do); this module imports no task at
