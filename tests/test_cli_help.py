@@ -6,8 +6,10 @@ import re
 import pytest
 import torch
 
+from seq2seq_attention.attention.scores import SCORES
 from seq2seq_attention.cli import main
 from seq2seq_attention.translation.decoders import DECODERS
+from seq2seq_attention.translation.defaults import DECODER_SCORES, SCORE_NAMES
 
 
 def help_of(capsys, *command: str) -> str:
@@ -42,6 +44,13 @@ def test_score_help_lists_the_choices_of_each_decoder(capsys):
             assert f"{name}: {', '.join(kind.scores)} (default {kind.scores[0]})" in help_text
         else:
             assert f"{name} has no attention" in help_text
+
+
+def test_the_names_help_reads_without_torch_are_the_registries_names():
+    """`--help` and `TrainConfig` take the decoders' and scores' names from `translation.defaults` (no torch); the
+    tables that hold the classes must name the same ones, in the same order."""
+    assert {name: kind.scores for name, kind in DECODERS.items()} == DECODER_SCORES
+    assert tuple(SCORES) == SCORE_NAMES
 
 
 def test_required_options_are_shown_as_required(capsys):

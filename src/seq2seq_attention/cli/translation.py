@@ -7,19 +7,12 @@ import shlex
 import sys
 from pathlib import Path
 
-import torch
-
-from ..core.checkpoint import JSON_NAME, load_checkpoint
 from ..core.config import saved_setting
-from ..core.device import parse_device
 from ..core.errors import InputError
 from ..core.files import EXPORT_NAMES, check_destination, folder_lock, staged_writes
 from ..translation.config import TrainConfig
-from ..translation.corpus import split_lines
-from ..translation.decoders import DECODERS
+from ..translation.defaults import DECODER_SCORES, MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
 from ..translation.pretrained import DEFAULT_PRETRAINED
-from ..translation.search import MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
-from ..translation.translator import SentenceError, load_translator, prepare_sentences, translate
 from . import COMMANDS
 from .models import LIMITS
 from .options import (
@@ -34,8 +27,13 @@ from .options import (
     positive_int,
 )
 
+# torch and the modules that import it are imported by the commands that run, never while parsing:
+# `--help` and an argument error answer without them (tests/test_cli_help.py checks it).
+
 
 def run_train(args: argparse.Namespace) -> int:
+    from ..core.device import parse_device
+
     device = parse_device(args.device)
     check_output_directory(args.checkpoint, "--checkpoint")
     check_destination(args.checkpoint, "a translation checkpoint", overwrite=True, what="--checkpoint")
@@ -44,6 +42,9 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _train_locked(args: argparse.Namespace, device) -> int:
+    import torch
+
+    from ..core.checkpoint import JSON_NAME
     from ..translation.train import train  # the one command that trains; the others never import it
 
     saved = (args.checkpoint / JSON_NAME).is_file()
@@ -100,6 +101,8 @@ def _what_was_kept(directory: Path, epochs: int) -> str:
 
 def _training_state(directory: Path) -> tuple[dict, bool]:
     """The training record a checkpoint saved, and whether it holds what resuming needs (the optimizer's state)."""
+    from ..core.checkpoint import load_checkpoint
+
     checkpoint = load_checkpoint(directory, "cpu", task="translation")
     return checkpoint.training, checkpoint.files.get("training") is not None
 
@@ -185,6 +188,8 @@ def read_stdin() -> list[tuple[int, str]]:
     line ends at ``\n``, ``\r\n`` or a lone ``\r``, and nowhere else (`split_lines`). At a terminal, a
     line on stderr first says that standard input is read and how to end it.
     """
+    from ..translation.corpus import split_lines
+
     if getattr(sys.stdin, "isatty", lambda: False)():
         print(STDIN_PROMPT, file=sys.stderr, flush=True)
     buffer = getattr(sys.stdin, "buffer", None)
@@ -216,6 +221,9 @@ def run_translate(args: argparse.Namespace) -> int:
     code is 2 when any sentence was refused. With --all-or-nothing the first refused sentence stops
     the command before anything is printed.
     """
+    from ..core.device import parse_device
+    from ..translation.translator import SentenceError, load_translator, prepare_sentences
+
     device = parse_device(args.device)
     translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), device)
     if args.sentences:
@@ -258,6 +266,8 @@ def _refusal(number: int, problem: str, arguments: bool) -> str:
 
 
 def _translate(sentences: list[str], translator, args: argparse.Namespace) -> list[str]:
+    from ..translation.translator import translate
+
     if not sentences:
         return []
     return translate(
@@ -281,6 +291,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def _export_locked(args: argparse.Namespace) -> int:
     from ..translation.export import export_onnx, export_sentences  # only this command needs the ONNX exporter
+    from ..translation.translator import load_translator
 
     check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
     translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), "cpu")
@@ -295,11 +306,11 @@ def _export_locked(args: argparse.Namespace) -> int:
 
 
 def _score_help() -> str:
-    """The --score choices per decoder, from the one table of decoders (`DECODERS`)."""
+    """The --score choices per decoder, from the names of the table of decoders (`DECODER_SCORES`)."""
     per_decoder = [
-        f"{name}: {', '.join(kind.scores)} (default {kind.scores[0]})" for name, kind in DECODERS.items() if kind.scores
+        f"{name}: {', '.join(scores)} (default {scores[0]})" for name, scores in DECODER_SCORES.items() if scores
     ]
-    without = [name for name, kind in DECODERS.items() if not kind.scores]
+    without = [name for name, scores in DECODER_SCORES.items() if not scores]
     return f"the attention's score function; {'; '.join(per_decoder)}" + (
         f"; {', '.join(without)} has no attention and takes none" if without else ""
     )
