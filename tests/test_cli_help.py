@@ -53,6 +53,29 @@ def test_the_names_help_reads_without_torch_are_the_registries_names():
     assert tuple(SCORES) == SCORE_NAMES
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (
+            ["translate", "--modle", "gru", "x"],
+            "translate: error: unrecognized arguments: --modle; did you mean --model?",
+        ),
+        (["train", "--checkpoint", "c", "--hiden-size", "8"], "did you mean --hidden-size?"),
+        (["tarnslate", "x"], "did you mean 'translate'?"),
+        (["translate", "--model", "bahdnau", "x"], "did you mean 'bahdanau'?"),
+        (
+            ["export-onnx", "--model", "gru", "--out", "x"],
+            "invalid choice: 'gru' (choose from 'bahdanau', 'bahdanau-bi')",
+        ),
+    ],
+)
+def test_a_mistyped_option_or_choice_gets_a_suggestion_in_one_line(argv, said, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.count("\n") == 1 and said in err, err
+
+
 def test_required_options_are_shown_as_required(capsys):
     assert "required arguments:\n  --out" in help_of(capsys, "export-onnx")
     assert "required arguments:\n  --checkpoint" in help_of(capsys, "sentiment-attention-figure")

@@ -54,9 +54,15 @@ def _train_locked(args: argparse.Namespace, device) -> int:
             raise InputError("--init-from starts a new run; it cannot be combined with --resume")
         if saved and not args.overwrite:
             raise InputError(f"{args.checkpoint} already holds a checkpoint; {_what_to_do_with(args.checkpoint)}")
-        config = resumed_config(args.init_from, given_settings(TrainConfig, args), new_run=True)
+        config, finished = resumed_config(args.init_from, given_settings(TrainConfig, args), new_run=True)
+        print(f"starting a new run from the weights of {args.init_from} (its {finished} epochs; saved settings)")
     elif resuming:
-        config = resumed_config(args.checkpoint, given_settings(TrainConfig, args))
+        config, finished = resumed_config(args.checkpoint, given_settings(TrainConfig, args))
+        print(
+            f"resuming {args.checkpoint} from epoch {finished + 1} of {config.epochs} "
+            f"({finished} done; its saved settings)",
+            flush=True,
+        )
     else:
         config = config_from_args(TrainConfig, args)
         if saved and not args.overwrite:
@@ -136,11 +142,11 @@ def _ways_on(directory: Path) -> str:
     )
 
 
-def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool = False) -> TrainConfig:
-    """The config a run resumed from `directory` trains with: the saved one, with the options that may change
-    (`TrainConfig.RESUMABLE_CHANGES`: epochs, time budget) taken from the command line. With `new_run`, the
-    config of a new run that starts from the weights saved in `directory` (`--init-from`): the same rule, and
-    its epochs count from 1 (the weights only are needed).
+def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool = False) -> tuple[TrainConfig, int]:
+    """The config a run resumed from `directory` trains with, and the epochs it finished: the saved config, with
+    the options that may change (`TrainConfig.RESUMABLE_CHANGES`: epochs, time budget) taken from the command
+    line. With `new_run`, the config of a new run that starts from the weights saved in `directory`
+    (`--init-from`): the same rule, and its epochs count from 1 (the weights only are needed).
 
     Raises:
         InputError: the checkpoint cannot be resumed (weights only, or all its epochs done), or an option
@@ -159,16 +165,12 @@ def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool =
             values[field.name] = saved_setting(TrainConfig, training, field.name, where)
         else:
             values[field.name] = TrainConfig.LEGACY_DEFAULTS.get(field.name, field.default)
-    contradictions = [
-        f"--{name.replace('_', '-')} {given[name]!r} (saved: {values[name]!r})"
-        for name in given
-        if name not in TrainConfig.RESUMABLE_CHANGES and given[name] != values[name]
-    ]
-    if contradictions:
+    differing = [name for name in given if name not in TrainConfig.RESUMABLE_CHANGES and given[name] != values[name]]
+    if differing:
         raise InputError(
-            f"cannot {verb} {directory}: {'; '.join(contradictions)} contradict its saved config; "
-            "leave them out to train with the saved settings (only "
-            f"{', '.join('--' + n.replace('_', '-') for n in TrainConfig.RESUMABLE_CHANGES)} may change)"
+            f"cannot {verb} {directory}: it was trained with {' '.join(_option(n, values[n]) for n in differing)}, "
+            f"not {' '.join(_option(n, given[n]) for n in differing)}; leave these options out to train with its "
+            f"saved settings (only {', '.join(_option(n) for n in TrainConfig.RESUMABLE_CHANGES)} may change)"
         )
     config = TrainConfig(**{**values, **given})
     finished = int(training.get("epoch", 0))
@@ -177,7 +179,17 @@ def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool =
             f"nothing to resume in {directory}: it finished {finished} of {config.epochs} epochs; "
             f"ask for more (--epochs {finished + 1} or more)"
         )
-    return config
+    return config, finished
+
+
+def _option(name: str, value: object = None) -> str:
+    """A setting as the command line writes it: ``--hidden-size 256`` (or the bare ``--hidden-size``)."""
+    flag = "--" + name.replace("_", "-")
+    if value is None:
+        return flag
+    if isinstance(value, bool):
+        return flag if value else f"(no {flag})"
+    return f"{flag} {shlex.quote(str(value))}"
 
 
 def read_stdin() -> list[tuple[int, str]]:
@@ -241,7 +253,11 @@ def run_translate(args: argparse.Namespace) -> int:
         except SentenceError as error:
             problems[number] = error.problem
             if args.all_or_nothing:
-                raise InputError(_refusal(number, error.problem, blank_lines_are_input)) from None
+                others = sum(1 for n, s in numbered if n != number and (blank_lines_are_input or s.strip()))
+                raise InputError(
+                    f"{_refusal(number, error.problem, blank_lines_are_input)}; nothing was translated: "
+                    f"--all-or-nothing held back the other {others} sentence(s)"
+                ) from None
     good = [(n, s) for n, s in numbered if n not in problems and (blank_lines_are_input or s.strip())]
     translated = dict(zip([n for n, _ in good], _translate([s for _, s in good], translator, args), strict=True))
     for number, problem in problems.items():
@@ -389,9 +405,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Sentences are normalised like the training data (lowercase, accents dropped, punctuation split "
             f"off), so 'Je suis fatigué.' works. {LIMITS} Standard input is read line by line when no sentence is "
             "given (a line ends at \\n, \\r\\n or a lone \\r): output line i is the translation of input "
-            "line i (blank for a blank or refused line). A sentence with a word the model never saw, an empty one "
-            "or one longer than the training limit is refused: each is named on stderr, the others are "
-            "translated, and the exit code is 2."
+            "line i. A blank input line is no sentence: its output line is blank and the exit code stays 0. "
+            "A sentence with a word the model never saw (such as '?': the training pairs hold no questions), an "
+            'empty argument ("") or one longer than the training limit is refused: each is named on stderr, '
+            "its output line is blank, the others are translated, and the exit code is 2. The English comes out "
+            "normalised like the training targets: lowercase, punctuation split off, an apostrophe turned into a "
+            "space ('i m tired .' is \"I'm tired.\")."
         ),
     )
     translate_parser.add_argument(
@@ -439,7 +458,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "are stored as float16; the graphs compute what the model computes with its weights rounded to float16."
         ),
     )
-    add_model_options(export_parser, DEFAULT_PRETRAINED)
+    add_model_options(export_parser, DEFAULT_PRETRAINED, attention=True)  # the live page draws attention weights
     required = export_parser.add_argument_group("required arguments")
     required.add_argument("--out", type=Path, required=True, help="directory to write (docs/assets/live)")
     export_parser.add_argument("--overwrite", action="store_true", help="replace the export that --out already holds")
