@@ -84,7 +84,7 @@ DEFAULT_THREADS = 1
 THREADS_HELP = (
     "torch CPU threads (default: 1, for both trainers: measured on a 2-core machine shared with busy processes, "
     "an epoch of 640 pairs took 19-35 s on 1 thread and 176 s to over 240 s on 2; raise it only on idle cores; "
-    "README, 'Command line')"
+    "CONTRIBUTING.md, 'Measurements behind the defaults')"
 )
 
 
