@@ -97,7 +97,7 @@ def test_the_gpu_claim_matches_the_fence_record():
 def test_install_comes_first_with_a_cpu_line_and_a_gpu_line_and_the_home_page_links_it():
     """README's first section installs the package: one line for a machine without a GPU (PyTorch's CPU wheel first,
     as the test command does) and one for a GPU machine (the package alone); every command comes after it. The home
-    page says the same two lines and links README's section."""
+    page says the same two lines and points to README's section."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     titles = re.findall(r"^## (.+)$", readme, flags=re.M)
     assert titles[0] == "Install", titles
@@ -107,7 +107,7 @@ def test_install_comes_first_with_a_cpu_line_and_a_gpu_line_and_the_home_page_li
     assert block.splitlines()[1:] == [cpu_line, "pip install -e ."], block
     assert re.findall(r"```bash\n(.*?)```", readme, flags=re.S)[0] == block  # no command comes before it
     home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
-    assert cpu_line in home and "\npip install -e .\n" in home and "README.md#install" in home
+    assert cpu_line in home and "\npip install -e .\n" in home and '`README.md`,\n"Install" 절' in home
 
 
 def test_readme_is_for_users_and_contributing_keeps_the_maintainers_material():
