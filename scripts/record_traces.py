@@ -210,6 +210,8 @@ def describe_tensor(tensor, dims: list[str] | None, ctx: Context, name: str = ""
         record["dims"] = letters(dims, shape)
     data = tensor.detach().to("cpu")
     names = list(dims) if dims is not None else [None] * len(shape)
+    if _attention_weights(data, names):
+        record["scale"] = "weights"  # drawn on the 0-1 grey scale of the heatmaps and the live page
     index = [":"] * len(shape)
     kept = list(range(len(shape)))  # the dimensions of `data`, as positions in `shape`
     while data.dim() > 2 and any(data.size(d) == 1 for d in range(1, data.dim())):
@@ -265,6 +267,17 @@ def describe_tensor(tensor, dims: list[str] | None, ctx: Context, name: str = ""
             if key in record:
                 record[key] = record[key][0]
     return record
+
+
+def _attention_weights(data, names: list) -> bool:
+    """Whether a tensor holds attention weights: floats over S (its last letter) in [0, 1], each row summing to 1."""
+    import torch
+
+    if not data.is_floating_point() or data.dim() == 0 or names[-1] != "S" or data.numel() == 0:
+        return False
+    values = data.double()
+    sums = values.sum(dim=-1)
+    return bool((values >= 0).all() and (values <= 1).all() and torch.allclose(sums, torch.ones_like(sums), atol=1e-4))
 
 
 def describe(value, dims: list[str] | None, ctx: Context, name: str = "") -> dict:
@@ -494,8 +507,8 @@ def default_sentence(checkpoint) -> tuple[str, str]:
 RUNS = {
     "sentence": "문장 하나: 탐욕적 번역",
     "batch": "두 문장 배치: 패딩과 마스크",
-    "free": "자기 추측을 입력으로 (free-running)",
-    "training": "훈련 스텝: teacher forcing",
+    "free": "자유 생성: 자기 예측을 입력으로",
+    "training": "훈련 스텝: 교사 강요",
     "beam": "빔 서치: 상태 고르기",
 }
 """The recorded runs, as the stepper's switch names them (in this order)."""
