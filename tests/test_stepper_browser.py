@@ -524,3 +524,18 @@ def test_the_live_page_opens_the_stepper_sentence_and_links_back_to_its_step(pho
     assert now["run"] == "sentence" and now["pass"] == f"t = 2 / {len(SENTENCE['passes'])}", now
     assert "디코딩 스텝 t = 2" in now["passinfo"] and now["current"]
     driver.set_window_size(390, 900)
+
+
+def test_the_luong_page_steps_through_input_feeding_and_says_the_model_is_untrained(phone, built_site: BuiltSite):
+    ref = "src/seq2seq_attention/translation/decoders.py:luong_step"
+    state, box = _open(phone, built_site, "attention/dot-product.html", ref)
+    now = state()
+    assert now["run"] == "luong" and "학습하지 않았고" in now["about"] and now["live"] == [], now["about"]
+    title = Select(box.find_element(By.CSS_SELECTOR, "select.stepper__run")).first_selected_option.text
+    assert title == TRACE["runs"]["luong"]["title"]
+    box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.HOME)
+    while not now["current"] or not now["current"][0].startswith("embedded = torch.cat((embedded, state.feed)"):
+        phone.switch_to.active_element.send_keys("j")
+        now = state()
+    H = TRACE["runs"]["luong"]["model"]["hidden_size"]
+    assert now["names"] == ["embedded"] and now["shapes"] == [f"(B=1, 1, 2H={2 * H})"], now

@@ -37,6 +37,11 @@
     },
     beam: (run) => "빔 서치(k = " + run.beam_size + ")로 «" + run.sentences[0].source + "»를 번역한 실행입니다. " +
       "스텝마다 살아남은 빔의 행을 골라 상태를 복사하고 다시 줄 세웁니다(select).",
+    luong: (run) => "루옹 디코더에 input feeding을 켠 모델(점수 " + run.model.score + ", H = " + run.model.hidden_size +
+      ", 패키지 번역기와 같은 어휘)로 «" + run.sentences[0].source + "»를 탐욕적으로 번역한 실행입니다. 이 모델은 학습하지 " +
+      "않았고(시드 0으로 정한 처음 가중치) 번역은 뜻이 없습니다. 보여 주는 것은 흐름입니다: 스텝마다 GRU 입력이 토큰의 " +
+      "임베딩과 앞 스텝의 출력 벡터 state.feed를 이어 붙인 (B, 1, 2H)이고, 이번 스텝의 attentional이 다음 스텝의 feed가 " +
+      "됩니다. t = 1의 feed는 0입니다.",
   };
 
   function el(tag, attrs, ...children) {
@@ -351,7 +356,7 @@
       const { run } = current();
       const t = tOf(at);
       about.replaceChildren((RUNS[name] || (() => run.title))(run), " ",
-        ...run.sentences.map((s) => liveLink(data, s, t)).filter(Boolean).flatMap((a) => [a, " "]));
+        ...(run.model ? [] : run.sentences.map((s) => liveLink(data, s, t)).filter(Boolean).flatMap((a) => [a, " "])));
       summary.replaceChildren();
       if (run.training_step) {
         const step = run.training_step;
