@@ -60,59 +60,85 @@ def _imported_modules(code: str) -> set[str]:
     return modules - set(sys.stdlib_module_names)
 
 
-def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str | None) -> str:
-    """The first cell: what it installs (only what is missing), said in its comments and printed; then it checks
-    that the package imports, and shows in the notebook every matplotlib figure a later cell leaves in a name.
+CPU_TORCH = ("--no-deps", "torch==2.13.0+cpu", "--index-url", "https://download.pytorch.org/whl/cpu")
+"""How the first cell installs PyTorch where there is no NVIDIA GPU: the CPU build the fences were recorded with,
+alone (its dependencies come with the package), as README's CPU install line does (a test keeps them equal)."""
 
-    The package comes from the repository's address when the build knows it (``pip install git+URL``),
-    else from the checkout the notebook lies in (``pip install -e`` of the folder above it that holds the
-    package's pyproject.toml: a downloaded site built in the repository); with neither, the cell stops with
-    the exact commands to run.
+
+def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str | None) -> str:
+    """The first cell: what it installs (only what is missing), said in its comments and printed; then it imports
+    the package in the same kernel, and shows in the notebook every matplotlib figure a later cell leaves in a name.
+
+    PyTorch comes first when it is missing: the CPU build from PyTorch's index where there is no NVIDIA GPU
+    (`CPU_TORCH`), PyPI's build (CUDA on Linux) where there is one. The package comes from the checkout the
+    notebook lies in (the folder above it that holds the package's pyproject.toml: a site built in the
+    repository), else from the repository's address when the build knew it (``git+URL``); with neither, the
+    cell stops and says to open the notebook in a checkout. The install is a regular one (not ``-e``): an
+    editable install is a ``.pth`` file that a running kernel never reads, so the same kernel could not import it.
     """
     brought = _package_modules(root)
     others = sorted(set().union(*(_imported_modules(fence.code) for fence in fences)) - brought)
     source = f"git+{repo_url.rstrip('/')}" if repo_url else None
     lines = ["# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):"]
-    dependencies = ", ".join(sorted(brought - {PACKAGE}))
-    where = (
-        f"패키지 seq2seq-attention을 {source} 에서"
-        if source
-        else "이 노트북이 든 저장소 폴더에서 `pip install -e 저장소`로"
+    dependencies = ", ".join(sorted(brought - {PACKAGE, "torch"}))
+    lines.append(
+        "# - torch: NVIDIA GPU가 없으면 PyTorch의 CPU 빌드("
+        + CPU_TORCH[1]
+        + "), 있으면 PyPI의 빌드(Linux에서는 CUDA 빌드)"
     )
+    where = "이 노트북이 든 저장소 폴더에서" + (f", 저장소 밖이면 {source} 에서" if source else "")
     lines.append(f"# - {PACKAGE}: {where} (의존성 {dependencies} 중 없는 것 포함)")
     lines += [f"# - {module}: 이 페이지의 코드가 씁니다" for module in others]
-    lines.append("# 그다음 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다.")
+    lines.append(
+        "# 그다음 같은 커널에서 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다."
+    )
     needed = {PACKAGE: source, **{module: module for module in others}}
-    how = (
-        f"{PACKAGE}이 없습니다. 저장소를 받아 그 폴더에서 설치한 다음 이 셀을 다시 실행하세요: "
-        "git clone <저장소 주소> seq2seq-attention && pip install -e ./seq2seq-attention"
+    outside = (
+        "이 노트북은 저장소 주소를 모르는 빌드에서 만들어졌고, seq2seq-attention 저장소 폴더 밖에서 열렸습니다. "
+        "저장소를 받은 폴더 안에서 이 노트북을 열고 이 셀을 다시 실행하세요."
     )
     lines += [
         "import importlib",
         "import importlib.util",
+        "import shutil",
+        "import site",
         "import subprocess",
         "import sys",
         "from pathlib import Path",
         "",
         f"NEEDED = {needed!r}",
+        f"CPU_TORCH = {list(CPU_TORCH)!r}",
+        "",
+        "",
+        "def pip_install(*words):",
+        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *words], check=True)',
+        "",
+        "",
         "missing = [module for module in NEEDED if importlib.util.find_spec(module) is None]",
-        f"if {PACKAGE!r} in missing and NEEDED[{PACKAGE!r}] is None:  # 주소를 모르면: 이 노트북이 든 저장소에서",
+        f"if {PACKAGE!r} in missing:  # 이 노트북이 든 저장소 폴더가 있으면 거기서 설치합니다",
         "    checkouts = [",
         "        folder for folder in [Path.cwd(), *Path.cwd().parents]",
         "        if (folder / 'pyproject.toml').is_file()",
         "        and 'name = \"seq2seq-attention\"' in (folder / 'pyproject.toml').read_text(errors='replace')",
         "    ]",
-        "    if not checkouts:",
-        f"        raise ModuleNotFoundError({how!r})",
-        f'    NEEDED[{PACKAGE!r}] = f"-e {{checkouts[0]}}"',
+        f"    NEEDED[{PACKAGE!r}] = str(checkouts[0]) if checkouts else NEEDED[{PACKAGE!r}]",
+        f"    if NEEDED[{PACKAGE!r}] is None:",
+        f"        raise ModuleNotFoundError({outside!r})",
+        "installed = []",
+        "if missing and importlib.util.find_spec('torch') is None:  # PyTorch 먼저: GPU가 없으면 CPU 빌드",
+        "    gpu = shutil.which('nvidia-smi') is not None or Path('/proc/driver/nvidia/version').exists()",
+        "    torch = ['torch'] if gpu or sys.platform == 'darwin' else CPU_TORCH  # PyPI: Linux에서는 CUDA 빌드",
+        "    pip_install(*torch)",
+        "    installed.append(next(word for word in torch if word.startswith('torch')))",
         "if missing:",
-        '    command = [sys.executable, "-m", "pip", "install", "-q"]',
-        "    for module in missing:",
-        "        command += NEEDED[module].split(' ', 1)  # '-e 폴더' is two words",
-        "    subprocess.run(command, check=True)",
+        "    pip_install(*(NEEDED[module] for module in missing))",
+        "    installed += missing",
+        "    for folder in [*site.getsitepackages(), site.getusersitepackages()]:  # pip이 방금 만든 폴더도 경로에",
+        "        if Path(folder).is_dir() and folder not in sys.path:",
+        "            site.addsitedir(folder)",
         "    importlib.invalidate_caches()",
-        f"package = importlib.import_module({PACKAGE!r})  # 설치를 확인합니다",
-        'print("설치함:", ", ".join(missing) if missing else "없음 (필요한 모듈을 모두 이미 import할 수 있습니다)")',
+        f"package = importlib.import_module({PACKAGE!r})  # 같은 커널에서 import되는지 확인합니다",
+        'print("설치함:", ", ".join(installed) or "없음 (필요한 모듈을 모두 이미 import할 수 있습니다)")',
         f'print("{PACKAGE}", package.__version__)',
         "",
         "try:  # Jupyter에서: 셀이 끝날 때, 이름에 남은 새 그림을 PNG로 보여 줍니다",

@@ -65,6 +65,10 @@ PAGES = (
     "docs/attention/one-step.md",
 )
 """The line-by-line pages whose excerpts get a step-through (chapter 4 and the one-step page)."""
+LUONG_PAGE = "docs/attention/dot-product.md"
+"""The page of Luong's decoder: its excerpts get the step-through of the ``luong`` run (input feeding)."""
+TABLES = ("src/seq2seq_attention/translation/decoders.py:decoders",)
+"""Excerpts that are tables, not lines that run one after another: no step-through, nothing to trace."""
 TRACE_PATH = ROOT / "docs" / "assets" / "traces" / "bahdanau.json"
 MODEL = "src/seq2seq_attention/pretrained/bahdanau"
 COMMAND = "python scripts/record_traces.py"
@@ -210,6 +214,8 @@ def describe_tensor(tensor, dims: list[str] | None, ctx: Context, name: str = ""
         record["dims"] = letters(dims, shape)
     data = tensor.detach().to("cpu")
     names = list(dims) if dims is not None else [None] * len(shape)
+    if _attention_weights(data, names):
+        record["scale"] = "weights"  # drawn on the 0-1 grey scale of the heatmaps and the live page
     index = [":"] * len(shape)
     kept = list(range(len(shape)))  # the dimensions of `data`, as positions in `shape`
     while data.dim() > 2 and any(data.size(d) == 1 for d in range(1, data.dim())):
@@ -265,6 +271,17 @@ def describe_tensor(tensor, dims: list[str] | None, ctx: Context, name: str = ""
             if key in record:
                 record[key] = record[key][0]
     return record
+
+
+def _attention_weights(data, names: list) -> bool:
+    """Whether a tensor holds attention weights: floats over S (its last letter) in [0, 1], each row summing to 1."""
+    import torch
+
+    if not data.is_floating_point() or data.dim() == 0 or names[-1] != "S" or data.numel() == 0:
+        return False
+    values = data.double()
+    sums = values.sum(dim=-1)
+    return bool((values >= 0).all() and (values <= 1).all() and torch.allclose(sums, torch.ones_like(sums), atol=1e-4))
 
 
 def describe(value, dims: list[str] | None, ctx: Context, name: str = "") -> dict:
@@ -494,9 +511,10 @@ def default_sentence(checkpoint) -> tuple[str, str]:
 RUNS = {
     "sentence": "문장 하나: 탐욕적 번역",
     "batch": "두 문장 배치: 패딩과 마스크",
-    "free": "자기 추측을 입력으로 (free-running)",
-    "training": "훈련 스텝: teacher forcing",
+    "free": "자유 생성: 자기 예측을 입력으로",
+    "training": "훈련 스텝: 교사 강요",
     "beam": "빔 서치: 상태 고르기",
+    "luong": "루옹 디코더: input feeding (학습 전 모델)",
 }
 """The recorded runs, as the stepper's switch names them (in this order)."""
 BATCH_SHORT = 5
@@ -527,7 +545,7 @@ def _sentence(vocabs, source: str, reference: str, translation: str | None) -> d
     }
 
 
-def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
+def record(sentence: str | None = None, pages: tuple[str, ...] = (*PAGES, LUONG_PAGE)) -> dict:
     """Run the workloads under the tracer; the trace as the JSON-ready dict that `main` writes.
 
     Five runs, each its own recorder: ``sentence`` (the checkpoint loaded, the attention module called on its
@@ -535,7 +553,9 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
     held-out sentences of different lengths translated together: the mask, padding weighted 0), ``free``
     (the training loop fed its own guesses: teacher forcing ratio 0), ``training`` (one training step with
     the checkpoint's teacher-forcing schedule: the loss per token and gradient norms) and ``beam`` (beam search,
-    for `DecoderState.select`).
+    for `DecoderState.select`), and ``luong``: Luong's decoder with input feeding, built with the checkpoint's
+    sizes and vocabularies and seeded weights, untrained (no Luong checkpoint feeds its output back), translating
+    the same sentence greedily: what flows through `luong_step`, each step's vector fed to the next.
     """
     import torch
     from torch import nn
@@ -543,6 +563,7 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
     from seq2seq_attention.core.batching import collate
     from seq2seq_attention.core.checkpoint import load_checkpoint
     from seq2seq_attention.core.tokens import PAD_IDX, SOS_IDX
+    from seq2seq_attention.translation.model import build_model
     from seq2seq_attention.translation.search import greedy_decode
     from seq2seq_attention.translation.train import teacher_forcing_at
     from seq2seq_attention.translation.translator import translate
@@ -560,7 +581,7 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
         source, reference = match[0]
     length = len(vocabs.source.encode(source))
     other = held_out(checkpoint, BATCH_SHORT if length > BATCH_SHORT else length + 1, exclude=(source,))
-    references = page_sections(pages)
+    references = [ref for ref in page_sections(pages) if ref not in TABLES]
     on_page = {page: set(page_sections((page,))) for page in pages}
     loop_pages = on_page["docs/bahdanau/decoder.md"] | on_page["docs/bahdanau/loop.md"]
     target = vocabs.target.index2word
@@ -695,6 +716,27 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
     beams = recorder.trace(lambda: translate(model, vocabs, [source], beam_size=BEAM_SIZE))
     state = {ref for ref in references if ref.endswith("decoders.py:state")}
     keep("beam", recorder, state, [(source, reference)], beams, beam_size=BEAM_SIZE)
+
+    # 6. Luong's decoder with input feeding: untrained (seeded), the checkpoint's sizes and vocabularies
+    recorder = Recorder(references, ctx)
+    luong = {"decoder": "luong", "score": "dot", "input_feeding": True, "hidden_size": config["hidden_size"]}
+
+    def luong_translation():
+        torch.manual_seed(0)
+        built = build_model(
+            "luong",
+            config["src_vocab_size"],
+            config["tgt_vocab_size"],
+            hidden_size=luong["hidden_size"],
+            score=luong["score"],
+            input_feeding=True,
+        ).eval()
+        return built, translate(built, vocabs, [source])
+
+    luong_model, luong_words = recorder.trace(luong_translation)
+    on_luong_page = {ref for ref in on_page[LUONG_PAGE] if ref not in TABLES}
+    passes = greedy_passes(luong_model, batch)
+    keep("luong", recorder, on_luong_page, [(source, reference)], luong_words, passes=passes, model=luong)
 
     ran = {ref for run in runs.values() for ref in run["sections"]}
     return {

@@ -6,8 +6,10 @@ import re
 import pytest
 import torch
 
+from seq2seq_attention.attention.scores import SCORES
 from seq2seq_attention.cli import main
 from seq2seq_attention.translation.decoders import DECODERS
+from seq2seq_attention.translation.defaults import DECODER_SCORES, SCORE_NAMES
 
 
 def help_of(capsys, *command: str) -> str:
@@ -42,6 +44,36 @@ def test_score_help_lists_the_choices_of_each_decoder(capsys):
             assert f"{name}: {', '.join(kind.scores)} (default {kind.scores[0]})" in help_text
         else:
             assert f"{name} has no attention" in help_text
+
+
+def test_the_names_help_reads_without_torch_are_the_registries_names():
+    """`--help` and `TrainConfig` take the decoders' and scores' names from `translation.defaults` (no torch); the
+    tables that hold the classes must name the same ones, in the same order."""
+    assert {name: kind.scores for name, kind in DECODERS.items()} == DECODER_SCORES
+    assert tuple(SCORES) == SCORE_NAMES
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (
+            ["translate", "--modle", "gru", "x"],
+            "translate: error: unrecognized arguments: --modle; did you mean --model?",
+        ),
+        (["train", "--checkpoint", "c", "--hiden-size", "8"], "did you mean --hidden-size?"),
+        (["tarnslate", "x"], "did you mean 'translate'?"),
+        (["translate", "--model", "bahdnau", "x"], "did you mean 'bahdanau'?"),
+        (
+            ["export-onnx", "--model", "gru", "--out", "x"],
+            "invalid choice: 'gru' (choose from 'bahdanau', 'bahdanau-bi')",
+        ),
+    ],
+)
+def test_a_mistyped_option_or_choice_gets_a_suggestion_in_one_line(argv, said, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.count("\n") == 1 and said in err, err
 
 
 def test_required_options_are_shown_as_required(capsys):

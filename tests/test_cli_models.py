@@ -69,20 +69,22 @@ def test_model_and_checkpoint_exclude_each_other_and_an_unknown_name_lists_the_c
 
 def test_models_lists_each_model_with_the_bleu_its_checkpoint_records(capsys):
     assert main(["models"]) == 0
-    table, limits = capsys.readouterr().out.split("\n\n")
-    header, *rows = table.splitlines()
-    assert header.split()[:3] == ["model", "what", "it"] and "BLEU" in header and "longest sentence" in header
-    assert len(rows) == len(packaged_names())
-    for name, row in zip(packaged_names(), rows, strict=True):
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 100  # readable in a terminal of 100 columns
+    table, limits = out.split("\n\n")
+    head, *lines = table.splitlines()
+    assert "BLEU [its 95% bootstrap interval]" in head and len(lines) == 2 * len(packaged_names())
+    for name, first, second in zip(packaged_names(), lines[::2], lines[1::2], strict=True):
         record = json.loads((PRETRAINED_DIR / name / "checkpoint.json").read_text(encoding="utf-8"))
         evaluation, config = record["training"]["evaluation"], record["config"]
         low, high = evaluation["bleu_interval"]
-        assert row.split()[0] == name and (("(default)" in row) is (name == DEFAULT_PRETRAINED))
-        assert f"{evaluation['bleu']:.2f} [{low:.2f}, {high:.2f}]" in row
-        assert f"H={config['hidden_size']}" in row and f"{evaluation['pairs']} pairs" in row
-        assert ("no attention" in row) is (config["decoder"] == "gru")
-        assert ("bidirectional" in row) is bool(config.get("bidirectional"))
-        assert row.endswith(f"{record['training']['config']['max_words']} words")
+        assert first.split()[0].rstrip(":") == name and (("(default)" in first) is (name == DEFAULT_PRETRAINED))
+        assert second.startswith(f"    BLEU {evaluation['bleu']:.2f} [{low:.2f}, {high:.2f}]")
+        assert f"exact match {evaluation['exact_match']:.3f}" in second
+        assert f"H={config['hidden_size']}" in first and f"{evaluation['pairs']} pairs" in second
+        assert ("no attention" in first) is (config["decoder"] == "gru")
+        assert ("bidirectional" in first) is bool(config.get("bidirectional"))
+        assert second.endswith(f"at most {record['training']['config']['max_words']} words")
     assert limits.startswith(f"The packaged models take sentences of at most {packaged_max_words()} words")
 
 

@@ -46,6 +46,27 @@ def test_all_or_nothing_keeps_the_old_behaviour(monkeypatch, capsys):
     assert main(["translate", "--all-or-nothing"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and "line 2 of standard input" in captured.err
+    assert captured.err.rstrip().endswith("nothing was translated: --all-or-nothing held back the other 3 sentence(s)")
+
+
+def test_a_blank_stdin_line_is_no_sentence_but_an_empty_argument_is_refused_and_help_says_so(monkeypatch, capsys):
+    _stdin(monkeypatch, "je suis fatigue .\n\n")
+    assert main(["translate"]) == 0
+    assert capsys.readouterr().out.split("\n")[1:] == ["", ""]
+    assert main(["translate", ""]) == 2
+    with pytest.raises(SystemExit):
+        main(["translate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "A blank input line is no sentence: its output line is blank and the exit code stays 0" in help_text
+    assert 'an empty argument ("")' in help_text and "('i m tired .' is \"I'm tired.\")" in help_text
+
+
+def test_a_question_mark_is_refused_with_the_reason(capsys):
+    assert main(["translate", "es-tu fatigue ?"]) == 2
+    err = capsys.readouterr().err
+    assert "'?' is unknown because every training pair is a statement ending in '.' or '!'" in err
+    assert main(["translate", "je suis un xylophoniste ."]) == 2
+    assert "statement" not in capsys.readouterr().err  # the reason is given where '?' is the unknown word only
 
 
 def test_arguments_are_sentences_and_an_empty_one_is_refused(capsys):

@@ -58,22 +58,120 @@ def test_a_cell_that_draws_shows_its_figure_in_the_notebook(built_site: BuiltSit
     assert "seq2seq_attention 0." in "".join(output.get("text", "") for output in install.outputs)  # import checked
 
 
-def test_the_first_cell_installs_from_the_checkout_without_an_address_or_says_how(tmp_path, monkeypatch):
-    """Without the repository's address the first cell installs the checkout the notebook lies in (`pip install
-    -e`), and outside any checkout it stops with the commands to run."""
+def test_the_first_cell_installs_the_checkout_else_the_repository_and_never_shows_a_placeholder(tmp_path, monkeypatch):
+    """The first cell installs PyTorch first (the CPU build without an NVIDIA GPU), then the package: from the
+    checkout the notebook lies in (a regular install, which the running kernel imports), else from the repository's
+    address; with neither it says to open the notebook in a checkout, with no placeholder address."""
     import subprocess
 
-    source = fence_notebooks.install_cell((), ROOT, None)
-    assert "NEEDED = {'seq2seq_attention': None}" in source and "pip install -e ./seq2seq-attention" in source
-    code = compile(source.replace("importlib.util.find_spec(module) is None", "True"), "cell", "exec")  # none there
     commands = []
-    monkeypatch.setattr(subprocess, "run", lambda command, check: commands.append(command))
-    monkeypatch.chdir(ROOT / "docs")  # inside the checkout: installs it
-    exec(code, {"__name__": "cell"})
-    assert commands and commands[-1][-2:] == ["-e", str(ROOT)], commands
-    monkeypatch.chdir(tmp_path)  # outside any checkout: the exact commands
-    with pytest.raises(ModuleNotFoundError, match="git clone .* && pip install -e ./seq2seq-attention"):
+    monkeypatch.setattr(subprocess, "run", lambda command, check: commands.append(command[4:]))
+    for repo_url in (None, "https://github.com/owner/site"):
+        source = fence_notebooks.install_cell((), ROOT, repo_url)
+        assert "‹" not in source and "<저장소" not in source and "pip install -e" not in source
+        code = compile(source.replace("importlib.util.find_spec(module) is None", "True"), "cell", "exec")
+        monkeypatch.chdir(ROOT / "docs")  # inside the checkout: installs it
         exec(code, {"__name__": "cell"})
+        assert commands[-1] == ["-q", str(ROOT)], commands
+        commands.clear()
+        monkeypatch.chdir(tmp_path)  # outside any checkout: from the repository, or the reason it cannot
+        if repo_url is None:
+            with pytest.raises(ModuleNotFoundError, match="저장소를 받은 폴더 안에서 이 노트북을 열고"):
+                exec(code, {"__name__": "cell"})
+        else:
+            exec(code, {"__name__": "cell"})
+            assert commands[-1] == ["-q", f"git+{repo_url}"], commands
+
+
+def test_the_notebooks_install_the_torch_that_readme_s_cpu_line_installs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"pip install {' '.join(fence_notebooks.CPU_TORCH)} && pip install -e ." in readme
+
+
+LISTING = "import torch, importlib.metadata as m; print(torch.__version__, *(d.name for d in m.distributions()))"
+"""What the environment holds after the run: torch's version, then every distribution's name."""
+
+FIRST_RUN = """
+import sys
+import nbformat
+from nbclient import NotebookClient
+
+book = nbformat.read(sys.argv[1], as_version=4)
+try:
+    NotebookClient(book, timeout=900, kernel_name="python3", resources={"metadata": {"path": sys.argv[2]}}).execute()
+finally:
+    nbformat.write(book, sys.argv[3])
+"""
+"""Runs a notebook in a kernel of the Python that runs this (the fresh environment's), in the folder it lies in."""
+
+
+@pytest.mark.slow
+def test_a_built_notebook_runs_on_its_first_try_in_a_fresh_environment(tmp_path):
+    """A page's notebook, built as the site build builds it (no repository address: a local build), lying in a
+    copy of the repository, run by nbclient in a new virtual environment that has Jupyter's kernel and nothing else:
+    its first cell installs PyTorch's CPU build (this machine has no NVIDIA GPU) and the package, the same kernel
+    imports them, and every cell runs, on the first try. Offline, pip takes the wheels from its configured folders."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    page = "attention/one-step.md"
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ROOT / "src", checkout / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, checkout / name)
+    folder = checkout / "site" / "attention"
+    folder.mkdir(parents=True)
+    notebook = folder / "one-step.ipynb"
+    notebook.write_text(
+        fence_notebooks.notebook(
+            (ROOT / "docs" / page).read_text(encoding="utf-8"),
+            page=page,
+            root=ROOT,
+            snippets={"base_path": [str(ROOT)], "check_paths": True, "dedent_subsections": True},
+            site_url=None,
+            repo_url=None,
+            runs=fence_runs.load(ROOT / "docs" / fence_runs.RECORD_NAME),
+            block_titles={"solution": "풀이"},
+        ),
+        encoding="utf-8",
+    )
+    environment = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(environment)], check=True, timeout=300)
+    python = str(environment / "bin" / "python")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env |= {"SEQ2SEQ_ATTENTION_DEVICE": "cpu", "MPLBACKEND": "Agg"}
+    jupyter = [python, "-m", "pip", "install", "-q", "ipykernel", "nbclient", "nbformat"]
+    subprocess.run(jupyter, check=True, timeout=900, env=env, capture_output=True)
+    before = subprocess.run([python, "-c", "import torch"], env=env, capture_output=True)
+    assert before.returncode != 0, "the fresh environment must start without PyTorch"
+    executed = tmp_path / "executed.ipynb"
+    run = subprocess.run(
+        [python, "-c", FIRST_RUN, str(notebook), str(folder), str(executed)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    book = nbformat.read(executed, as_version=4)
+    errors = [output for cell in book.cells for output in cell.get("outputs", []) if output.output_type == "error"]
+    assert not errors, errors
+    said = "".join(output.get("text", "") for output in book.cells[0].outputs if output.output_type == "stream")
+    assert "설치함: torch==2.13.0+cpu, seq2seq_attention" in said, said
+    installed = subprocess.run(
+        [
+            python,
+            "-c",
+            "import torch, importlib.metadata as m; print(torch.__version__, *(d.name for d in m.distributions()))",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert installed[0].endswith("+cpu") and not [name for name in installed if name.startswith(("nvidia", "triton"))]
 
 
 PAGE = """# Title { #top }

@@ -6,6 +6,7 @@ The graph is read from the source with `ast`: every `import` and `from ... impor
 """
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -176,23 +177,62 @@ def test_load_translator_is_exported_at_the_top():
     assert load_translator is defined and Translator.__module__ == f"{PACKAGE}.translation.translator"
 
 
-AT_ONCE = [["--help"], ["--version"], ["models"], ["models", "--help"], ["tarnslate", "x"], []]
-"""What answers without torch or matplotlib: the top-level help, the version, the models list, a mistyped command."""
+AT_ONCE = {
+    "--help": 0,
+    "--version": 0,
+    "models": 0,
+    "tarnslate x": 2,
+    "": 2,
+    "translate --help": 0,
+    "train --help": 0,
+    "train --checkpoint c --epochs 0": 2,
+    "train --checkpoint c --decoder gur": 2,
+    "train --hidden-size": 2,
+    "translate --beam-size 0 x": 2,
+    "translate --modle bahdanau x": 2,
+    "plot-attention": 2,
+    "export-onnx": 2,
+    "sentiment-train --kind nope": 2,
+    "sentiment-predict": 2,
+    "sentiment-attention-figure --count x": 2,
+}
+"""What answers without torch or matplotlib, with its exit status: the help of every command, the version, the
+models list, a mistyped command, and an argument error of every command (parsing imports no torch)."""
 
 
-@pytest.mark.parametrize("command", AT_ONCE, ids=lambda c: " ".join(c) or "nothing")
-def test_help_version_models_and_a_mistyped_command_import_neither_torch_nor_matplotlib(tmp_path, command):
+@pytest.mark.parametrize("command", AT_ONCE, ids=lambda c: c or "nothing")
+def test_help_version_models_and_argument_errors_import_neither_torch_nor_matplotlib(tmp_path, command):
     report = (
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'matplotlib', 'numpy'))\n"
         "print('CODE', code, 'HEAVY', heavy)"
     )
-    result = _cli_in_a_fresh_python(tmp_path, command, report)
-    expected = 2 if command in ([], ["tarnslate", "x"]) else 0
-    assert f"CODE {expected} HEAVY []" in result.stdout, result.stdout + result.stderr
-    if command == ["models"]:
+    result = _cli_in_a_fresh_python(tmp_path, command.split(), report)
+    assert f"CODE {AT_ONCE[command]} HEAVY []" in result.stdout, result.stdout + result.stderr
+    if AT_ONCE[command] == 2 and command:
+        assert result.stderr.count("\n") == 1 and ": error: " in result.stderr, result.stderr
+    if command == "models":
         assert "bahdanau (default)" in result.stdout
-    if command and command[0] == "tarnslate":
-        assert "invalid choice: 'tarnslate'" in result.stderr and result.stderr.count("\n") == 1
+    if command.startswith("tarnslate"):
+        assert "invalid choice: 'tarnslate'" in result.stderr
+
+
+def test_the_help_of_every_command_imports_neither_torch_nor_matplotlib(tmp_path):
+    """Every command that the top-level `--help` lists, asked for its own `--help` in one fresh Python."""
+    report = (
+        "import contextlib, io, re\n"
+        "listing = io.StringIO()\n"
+        "with contextlib.redirect_stdout(listing):\n"
+        "    try:\n        main(['--help'])\n    except SystemExit:\n        pass\n"
+        "names = re.findall(r'^    (\\S+)', listing.getvalue().split('positional arguments:')[1], re.M)\n"
+        "for name in names:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        try:\n            main([name, '--help'])\n        except SystemExit as stop:\n"
+        "            assert stop.code == 0, name\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'matplotlib', 'numpy'))\n"
+        "print('NAMES', len(names), 'HEAVY', heavy)"
+    )
+    result = _cli_in_a_fresh_python(tmp_path, ["--version"], report)
+    assert re.search(r"NAMES ([89]|\d\d+) HEAVY \[\]", result.stdout), result.stdout + result.stderr
 
 
 @pytest.mark.slow

@@ -142,7 +142,8 @@ def _shapes(path: Path) -> list[tuple[int, str]]:
                 current.append(token.string if keyword.iskeyword(token.string) else "N")
             else:
                 current.append({tokenize.NUMBER: "0", tokenize.STRING: "S"}.get(token.type, token.string))
-    declarations = re.compile(r"^N : [N\[\]|,. ]+$")  # a dataclass field with no default is a name, not logic
+    # a dataclass field with no default, or a named constant (`MAX_BEAM = 1000`), is a declaration, not logic
+    declarations = re.compile(r"^N : [N\[\]|,. ]+$|^N = -?[0S]$")
     return [
         (n, s) for n, s in lines if not s.startswith(("from ", "import ")) and s != "S" and not declarations.match(s)
     ]

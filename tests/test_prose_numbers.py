@@ -105,7 +105,11 @@ REVIEWED: dict[str, dict[str, str]] = {
         "50": "the held-out sentences the parity tests check (held_out_sentences(50), tests/test_live_*.py)",
         "390": "the narrow screen width the browser test sets (set_window_size(390, 900))",
     },
-    "index.md": {"2.0": "the Tatoeba licence, CC-BY 2.0 FR", "4.0": "the sentiment data's licence, CC BY 4.0"},
+    "index.md": {
+        "2.0": "the Tatoeba licence, CC-BY 2.0 FR",
+        "4.0": "the sentiment data's licence, CC BY 4.0",
+        "3.11": "the Python version the package requires (pyproject.toml's requires-python)",
+    },
     "appendix/verification.md": {"0.5": "benchmarks/run.py's quiet-load threshold (a setting of the script)"},
     "references.md": {"2.0": "the Tatoeba licence, CC-BY 2.0 FR", "4.0": "the sentiment data's licence, CC BY 4.0"},
     "appendix/recipe.md": {

@@ -70,8 +70,8 @@ def test_the_gpu_command_is_the_test_command_without_the_cpu_wheel():
 
 
 def test_the_gpu_claim_matches_the_fence_record():
-    """README says what docs/fence-runs.json shows about GPU runs: none yet, or the date of the last one."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    """CONTRIBUTING says what docs/fence-runs.json shows about GPU runs: none yet, or the date of the last one."""
+    readme = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     record = json.loads((ROOT / "docs" / "fence-runs.json").read_text(encoding="utf-8"))
     dates = sorted(
         run["date"]
@@ -92,6 +92,30 @@ def test_the_gpu_claim_matches_the_fence_record():
     else:
         assert "holds no GPU run yet" in flat
         assert "GPU 실행은 아직 기록되지 않았습니다" in home
+
+
+def test_install_comes_first_with_a_cpu_line_and_a_gpu_line_and_the_home_page_links_it():
+    """README's first section installs the package: one line for a machine without a GPU (PyTorch's CPU wheel first,
+    as the test command does) and one for a GPU machine (the package alone); every command comes after it. The home
+    page says the same two lines and points to README's section."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    titles = re.findall(r"^## (.+)$", readme, flags=re.M)
+    assert titles[0] == "Install", titles
+    section = readme.split("## Install", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    cpu_line = f"{CPU_WHEEL} && pip install -e ."
+    assert block.splitlines()[1:] == [cpu_line, "pip install -e ."], block
+    assert re.findall(r"```bash\n(.*?)```", readme, flags=re.S)[0] == block  # no command comes before it
+    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    assert cpu_line in home and "\npip install -e .\n" in home and '`README.md`,\n"Install" 절' in home
+
+
+def test_readme_is_for_users_and_contributing_keeps_the_maintainers_material():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    for maintainers in ("--record-fences", "record_traces.py", "course_values.py", "last GPU run of the fences"):
+        assert maintainers not in readme and maintainers in contributing, maintainers
+    assert "CONTRIBUTING.md" in readme
 
 
 class _Stop(Exception):

@@ -12,8 +12,9 @@ file: the trace is inside the page) at 390 px. Here a reader
   teacher-forced training step with its loss and gradient norms;
 * switches `masked_softmax` to the padded batch and reads the padded position's weight, exactly 0, in a table
   that scrolls sideways with a cue;
-* sees one grey scale: the same weight gets the same grey in both themes, the largest the white end, which is
-  matplotlib's "gray" (the heatmap figures) as greyscale.js defines it for the stepper and the live page;
+* sees one grey scale for attention weights: the same weight gets the same grey in both themes, on 0-1 (weight 1
+  white), which is matplotlib's "gray" (the heatmap figures) as greyscale.js defines it for the stepper and the
+  live page; signed values on a diverging scale; and under every coloured table a legend that says which;
 * follows the link to the live page and the live page's link back (its fragment opens the step).
 
 Skipped, with the reason, only where Chromium or chromedriver is missing (`.ci/run` installs both).
@@ -357,6 +358,59 @@ def test_the_most_likely_word_is_the_emphasised_end_of_the_grey_scale(phone, bui
     assert now["legend"]
 
 
+PANEL_JS = r"""
+const box = [...document.querySelectorAll(".stepper")].find(b => b.dataset.ref === arguments[0]);
+return [...box.querySelectorAll(".stepper__panel .stepper__value")].map(v => ({
+  name: (v.querySelector(".stepper__name") || {}).textContent,
+  legend: (v.querySelector(".grey-legend") || {}).textContent || "",
+  cells: [...v.querySelectorAll("td.stepper__cell")].map(c => [c.textContent, getComputedStyle(c).backgroundColor,
+    c.dataset.level === undefined ? null : Number(c.dataset.level)]),
+}));
+"""
+NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def test_each_coloured_table_has_a_legend_that_is_true_for_its_colours(phone, built_site: BuiltSite):
+    """Every line of the attention page's and the one-step page's excerpts, one sentence: attention weights on the
+    0-1 grey scale (weight w is grey floor(256 w), the legend says 0 to 1); a table with a negative number on the
+    diverging scale (blue below 0, white at 0, red above, the legend says so), so -1 and +1 never look alike;
+    other numbers by value over the table's largest, and the legend says that instead of the heatmaps' scale."""
+    driver = phone
+    seen = set()
+    step_ref = "src/seq2seq_attention/translation/decoders.py:step"
+    for page, ref in (("bahdanau/attention.html", REF), ("bahdanau/forward_step.html", step_ref)):
+        state, box = _open(driver, built_site, page, ref)
+        box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.HOME)
+        for k in range(len(_steps(SENTENCE, ref))):
+            if k:
+                driver.switch_to.active_element.send_keys("j")
+            for table in driver.execute_script(PANEL_JS, ref):
+                numbers = [NUMBER.match(text) for text, _, _ in table["cells"]]
+                if not table["cells"] or not all(numbers):  # a mask (True/False) or no table
+                    continue
+                values = [float(match[0]) for match in numbers]
+                legend = " ".join(table["legend"].split())
+                where = (page, k, table["name"], legend)
+                if "어텐션 가중치" in legend:
+                    seen.add("weights")
+                    assert legend.startswith("0") and "1" in legend and all(0 <= v <= 1 for v in values), where
+                    for (_, _, level), v in zip(table["cells"], values, strict=True):
+                        assert abs(level - min(255, int(256 * v))) <= 1, (where, v, level)  # shown to 4 decimals
+                elif "부호 있는 값" in legend:
+                    seen.add("signed")
+                    assert min(values) < 0, where
+                    for (_, background, _), v in zip(table["cells"], values, strict=True):
+                        red, _, blue = _rgb(background)[:3]
+                        assert (blue > red) if v < 0 else (red > blue) if v > 0 else red == blue, (where, v, background)
+                elif "로그 확률" in legend:
+                    seen.add("log")
+                else:
+                    seen.add("magnitude")
+                    assert "이 표에서 가장 큰 값이 흰색" in legend and min(values) >= 0, where
+                    assert "히트맵" not in legend, where
+    assert {"weights", "signed"} <= seen, seen
+
+
 GREY_JS = r"""
 const g = window.greyScale;
 return {cmap: g.CMAP, low: g.LOW, high: g.HIGH, levels: arguments[0].map(g.level),
@@ -391,10 +445,8 @@ def test_one_grey_scale_for_the_stepper_the_heatmaps_and_the_live_page_in_both_t
             driver.switch_to.active_element.send_keys("j")
         seen[scheme] = state()["cell_colors"][:S]
     assert seen["default"] == seen["slate"]  # the same weight, the same grey, in either theme
-    largest = max(range(S), key=lambda j: weights[j])
-    smallest = min(range(S), key=lambda j: weights[j])
-    assert _rgb(seen["default"][largest][2])[:3] == (255, 255, 255)  # the largest weight: the white end, as the figures
-    assert sum(_rgb(seen["default"][smallest][2])[:3]) < sum(_rgb(seen["default"][largest][2])[:3])
+    for j in range(S):  # a weight w is grey floor(256 w) on 0-1, as the figures and the live page draw it
+        assert _rgb(seen["default"][j][2])[:3] == (min(255, int(256 * weights[j])),) * 3, (j, weights[j])
 
     # the live page draws its heatmap with the same definition, which every page loads
     live = (ROOT / "docs" / "assets" / "javascripts" / "live.js").read_text(encoding="utf-8")
@@ -472,3 +524,18 @@ def test_the_live_page_opens_the_stepper_sentence_and_links_back_to_its_step(pho
     assert now["run"] == "sentence" and now["pass"] == f"t = 2 / {len(SENTENCE['passes'])}", now
     assert "디코딩 스텝 t = 2" in now["passinfo"] and now["current"]
     driver.set_window_size(390, 900)
+
+
+def test_the_luong_page_steps_through_input_feeding_and_says_the_model_is_untrained(phone, built_site: BuiltSite):
+    ref = "src/seq2seq_attention/translation/decoders.py:luong_step"
+    state, box = _open(phone, built_site, "attention/dot-product.html", ref)
+    now = state()
+    assert now["run"] == "luong" and "학습하지 않았고" in now["about"] and now["live"] == [], now["about"]
+    title = Select(box.find_element(By.CSS_SELECTOR, "select.stepper__run")).first_selected_option.text
+    assert title == TRACE["runs"]["luong"]["title"]
+    box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.HOME)
+    while not now["current"] or not now["current"][0].startswith("embedded = torch.cat((embedded, state.feed)"):
+        phone.switch_to.active_element.send_keys("j")
+        now = state()
+    H = TRACE["runs"]["luong"]["model"]["hidden_size"]
+    assert now["names"] == ["embedded"] and now["shapes"] == [f"(B=1, 1, 2H={2 * H})"], now

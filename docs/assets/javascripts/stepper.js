@@ -5,8 +5,9 @@
  * adds a switch between the runs that hold it (one sentence, a padded batch, the loop fed its own guesses, a
  * training step, beam search), buttons for the previous and next line and for the previous and next pass
  * (decoding step t), and a panel: the pass (t, the token fed, the word chosen), the highlighted line's names,
- * shapes with their letters and sizes, and values (a table on the site's grey scale, greyscale.js, rounded to
- * 4 decimals; an exact 0 reads 0). Keys, with the focus on the buttons or on the code: ArrowRight or j for the
+ * shapes with their letters and sizes, and values (a table rounded to 4 decimals, an exact 0 reading 0, coloured
+ * by what it holds: attention weights on the site's 0-1 grey scale, greyscale.js, like the heatmaps and the live
+ * page; signed values on a diverging blue-white-red scale; see `modeOf`; its legend says which). Keys, with the focus on the buttons or on the code: ArrowRight or j for the
  * next line, ArrowLeft or k for the previous one, Home and End for the first and the last, ] and [ for the same
  * line in the next and the previous pass. The panel is an aria-live region. A link opens the run's sentence on
  * the live page; the page's fragment (#s=<sentence>&t=<t>, as the live page links back) opens that pass.
@@ -36,6 +37,11 @@
     },
     beam: (run) => "빔 서치(k = " + run.beam_size + ")로 «" + run.sentences[0].source + "»를 번역한 실행입니다. " +
       "스텝마다 살아남은 빔의 행을 골라 상태를 복사하고 다시 줄 세웁니다(select).",
+    luong: (run) => "루옹 디코더에 input feeding을 켠 모델(점수 " + run.model.score + ", H = " + run.model.hidden_size +
+      ", 패키지 번역기와 같은 어휘)로 «" + run.sentences[0].source + "»를 탐욕적으로 번역한 실행입니다. 이 모델은 학습하지 " +
+      "않았고(시드 0으로 정한 처음 가중치) 번역은 뜻이 없습니다. 보여 주는 것은 흐름입니다: 스텝마다 GRU 입력이 토큰의 " +
+      "임베딩과 앞 스텝의 출력 벡터 state.feed를 이어 붙인 (B, 1, 2H)이고, 이번 스텝의 attentional이 다음 스텝의 feed가 " +
+      "됩니다. t = 1의 feed는 0입니다.",
   };
 
   function el(tag, attrs, ...children) {
@@ -69,25 +75,62 @@
     return "(" + sizes.join(", ") + ")";
   }
 
-  /* The share of the grey scale of each value: |value| over the largest |value| shown; log-probabilities by
-     their place between the smallest and the largest shown (more likely, the lighter end); a bool, 0 or 1. */
+  /* How a table's numbers become colours, and what its legend says (`legend`):
+     - "weights": attention weights, on the 0-1 grey scale of the heatmap figures and the live page (0 black, 1 white);
+     - "log": log-probabilities, by their place between the smallest and the largest shown (likelier, lighter);
+     - "signed": a table that holds a negative number, on a diverging scale: blue below 0, white at 0, red above,
+       as deep as |value| over the largest |value| shown, so that -1 and +1 never look alike;
+     - "magnitude": other numbers (none negative), on the grey scale by value over the largest shown;
+     - a bool: False black, True white. */
+  function modeOf(value) {
+    if (value.scale) return value.scale;
+    const numbers = value.top ? value.top.flat(Infinity).filter((v) => typeof v === "number") : (value.values || []).flat();
+    return numbers.some((v) => typeof v === "number" && v < 0 && Math.abs(v) < HUGE) ? "signed" : "magnitude";
+  }
+
+  /* The colour share of each value: in [0, 1] (the grey scale), or in [-1, 1] for "signed". */
   function scaleOf(rows, mode) {
     const finite = rows.flat().filter((v) => typeof v === "number" && Math.abs(v) < HUGE);
     if (mode === "log") {
       const low = Math.min(...finite), high = Math.max(...finite);
       return (v) => (typeof v !== "number" || Math.abs(v) >= HUGE ? 0 : high > low ? (v - low) / (high - low) : 1);
     }
+    if (mode === "weights") return (v) => (typeof v === "number" ? v : 0);
     const top = Math.max(0, ...finite.map(Math.abs));
     return (v) => {
       if (typeof v === "boolean") return v ? 1 : 0;
       if (typeof v !== "number" || Math.abs(v) >= HUGE || top === 0) return 0;
-      return Math.abs(v) / top;
+      return mode === "signed" ? v / top : Math.abs(v) / top;
     };
   }
 
-  function shaded(tag, share, label) {
-    const grey = window.greyScale;
+  const NEGATIVE = [33, 102, 172]; // the ends of the diverging scale (matplotlib's RdBu_r: blue, white, red)
+  const POSITIVE = [178, 24, 43];
+  const ZERO = [255, 255, 255];
+
+  /* The colour of a signed share in [-1, 1]: from white at 0 towards blue (negative) or red (positive). */
+  function diverging(share) {
+    const s = Math.max(-1, Math.min(1, share));
+    const end = s < 0 ? NEGATIVE : POSITIVE;
+    return ZERO.map((zero, i) => Math.round(zero + (end[i] - zero) * Math.abs(s)));
+  }
+
+  function inkOn(rgb) {
+    const l = rgb.map((c) => { const x = c / 255; return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    const y = 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+    return (y + 0.05) / 0.05 >= 1.05 / (y + 0.05) ? "#000" : "#fff";
+  }
+
+  function shaded(tag, share, label, mode) {
     const cell = el(tag, { class: "stepper__cell" }, label);
+    if (mode === "signed") {
+      const rgb = diverging(share);
+      cell.style.backgroundColor = "rgb(" + rgb.join(", ") + ")";
+      cell.style.color = inkOn(rgb);
+      cell.dataset.signed = share.toFixed(4);
+      return cell;
+    }
+    const grey = window.greyScale;
     if (grey) {
       const level = grey.level(share);
       cell.style.backgroundColor = grey.colour(share);
@@ -120,7 +163,8 @@
     const rows = vector ? [value.values] : value.values;
     const words = value.words ? (vector ? [value.words] : value.words) : null;
     const isFloat = value.dtype.startsWith("float") || value.dtype.startsWith("bfloat");
-    const shade = scaleOf(rows, value.scale);
+    const mode = modeOf(value);
+    const shade = scaleOf(rows, mode);
     const width = rows[0].length;
     const head = el("tr", {}, el("th", { scope: "col" }, vector ? "" : "행"),
       ...Array.from({ length: width }, (_, j) => el("th", { scope: "col" }, value.cols ? value.cols[j] : String(j))));
@@ -128,7 +172,7 @@
       el("th", { scope: "row" }, vector ? "값" : (value.rows ? value.rows[i] : rowLabel(value, i))),
       ...row.map((v, j) => {
         const label = number(v, isFloat) + (words ? " " + words[i][j] : "");
-        return isFloat || typeof v === "boolean" ? shaded("td", shade(v), label) : el("td", { class: "stepper__plain" }, label);
+        return isFloat || typeof v === "boolean" ? shaded("td", shade(v), label, mode) : el("td", { class: "stepper__plain" }, label);
       })));
     return scroller(el("table", { class: "stepper__table" }, el("thead", {}, head), el("tbody", {}, body)));
   }
@@ -136,20 +180,32 @@
   function topTable(value) {
     const vector = !Array.isArray(value.top[0][0]);
     const rows = vector ? [value.top] : value.top;
-    const shade = scaleOf(rows.map((row) => row.map((pair) => pair[1])), value.scale);
+    const mode = modeOf(value);
+    const shade = scaleOf(rows.map((row) => row.map((pair) => pair[1])), mode);
     const body = rows.map((row, i) => el("tr", {},
       el("th", { scope: "row" }, vector ? "" : "t=" + (i + 1)),
-      ...row.map(([word, v]) => shaded("td", shade(v), word + " " + number(v)))));
+      ...row.map(([word, v]) => shaded("td", shade(v), word + " " + number(v), mode))));
     return scroller(el("table", { class: "stepper__table" }, el("tbody", {}, body)));
   }
 
+  /* The legend under a table: what its colours mean, true for that table (see `modeOf`). */
   function legend(value) {
     if (!window.greyScale || !(value.values || value.top)) return null;
     const isFloat = value.dtype.startsWith("float") || value.dtype.startsWith("bfloat");
     if (value.dtype === "bool") return window.greyScale.legend("False", "True", "마스크: 흰색이 실제 토큰");
     if (!isFloat) return null;
-    if (value.scale === "log") return window.greyScale.legend("덜 가능", "더 가능", "로그 확률: 흰색일수록 가능성이 큼");
-    return window.greyScale.legend("0", "최대 |값|", "회색 눈금: 히트맵 그림, 라이브 페이지와 같음");
+    const mode = modeOf(value);
+    if (mode === "log") return window.greyScale.legend("덜 가능", "더 가능", "로그 확률: 흰색일수록 가능성이 큼");
+    if (mode === "weights") {
+      return window.greyScale.legend("0", "1", "어텐션 가중치: 0부터 1까지 한 눈금, 히트맵 그림과 라이브 페이지와 같음");
+    }
+    if (mode === "signed") {
+      const box = window.greyScale.legend("−최대 |값|", "+최대 |값|",
+        "부호 있는 값: 파랑은 음수, 흰색은 0, 빨강은 양수 (이 표에서 |값|이 가장 큰 것이 가장 진함)");
+      box.classList.add("grey-legend--signed");
+      return box;
+    }
+    return window.greyScale.legend("0", "이 표의 최댓값", "회색 눈금: 이 표에서 가장 큰 값이 흰색");
   }
 
   function notes(value) {
@@ -300,7 +356,7 @@
       const { run } = current();
       const t = tOf(at);
       about.replaceChildren((RUNS[name] || (() => run.title))(run), " ",
-        ...run.sentences.map((s) => liveLink(data, s, t)).filter(Boolean).flatMap((a) => [a, " "]));
+        ...(run.model ? [] : run.sentences.map((s) => liveLink(data, s, t)).filter(Boolean).flatMap((a) => [a, " "])));
       summary.replaceChildren();
       if (run.training_step) {
         const step = run.training_step;

@@ -10,7 +10,10 @@ table of commands (`COMMANDS`) gives each its module and the line `--help` shows
 """
 
 import argparse
+import difflib
 import importlib
+import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -42,7 +45,30 @@ class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr (exit code 2), like every other error here."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {message}{self.suggestion(message)} (see {self.prog} --help)\n")
+
+    def suggestion(self, message: str) -> str:
+        """'; did you mean --model?' for a mistyped option or choice (difflib: argparse suggests only from 3.14)."""
+        if message.startswith("unrecognized arguments: "):
+            known = [option for parser in _parsers(self) for option in parser._option_string_actions]
+            typed = [word.split("=", 1)[0] for word in message.split(": ", 1)[1].split() if word.startswith("-")]
+        else:
+            match = re.search(r"invalid choice: '(.*)' \(choose from (.*)\)$", message)
+            if match is None:
+                return ""
+            known, typed = [f"'{name}'" for name in re.findall(r"'([^']*)'", match[2])], [f"'{match[1]}'"]
+        guesses = [close[0] for word in typed if (close := difflib.get_close_matches(word, known, n=1, cutoff=0.6))]
+        return f"; did you mean {' or '.join(dict.fromkeys(guesses))}?" if guesses else ""
+
+
+def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """`parser` and the parsers of its commands (a command whose module is not imported has no options yet)."""
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                found += _parsers(command)
+    return found
 
 
 def named_command(argv: Sequence[str]) -> str | None:
@@ -89,8 +115,12 @@ def state_ranges(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(named_command(argv))
-    args = parser.parse_args(argv)
+    command = named_command(argv)
+    parser = build_parser(command)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the command's own parser, which knows its options (and names itself)
+        commands = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        commands.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return 2
@@ -99,6 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as error:
         print(f"seq2seq-attention {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader left (`| head`): what it did not read is not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
+        return 0
     except KeyboardInterrupt:
         kept = getattr(args, "interrupted", None)
         said = f": {kept()}" if callable(kept) else ""

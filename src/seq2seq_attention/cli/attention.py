@@ -4,15 +4,16 @@ import argparse
 from pathlib import Path
 
 from ..core.files import check_destination
-from ..translation.plotting import plot_attention, save_figure, sentence_attention
+from ..translation.defaults import MAX_LENGTH, MAX_STEPS
 from ..translation.pretrained import DEFAULT_PRETRAINED, model_title
-from ..translation.search import MAX_LENGTH, MAX_STEPS
-from ..translation.translator import load_translator
 from . import COMMANDS
 from .options import add_model_options, check_output_file, chosen_checkpoint, positive_int
 
 
 def run_plot_attention(args: argparse.Namespace) -> int:
+    from ..translation.plotting import plot_attention, save_figure, sentence_attention  # torch, matplotlib: to run
+    from ..translation.translator import load_translator
+
     check_output_file(args.output, "--output", (".png", ".svg", ".pdf"))
     args.interrupted = lambda: f"nothing was written to {args.output} (an image lands whole or not at all)"
     translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), "cpu")

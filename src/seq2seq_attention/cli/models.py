@@ -5,6 +5,7 @@ This module imports neither torch nor matplotlib: it reads the checkpoints' reco
 """
 
 import argparse
+import textwrap
 
 from ..translation.pretrained import DEFAULT_PRETRAINED, describe_packaged, packaged_max_words, packaged_names
 from . import COMMANDS
@@ -28,23 +29,25 @@ def limits() -> str:
 LIMITS = limits()
 
 
+WIDTH = 100
+"""The widest line `models` prints: each model is two lines, its paragraph is wrapped."""
+
+
 def run_models(args: argparse.Namespace) -> int:
-    """List the packaged models: name, what it is, the BLEU its own record holds; then what they accept."""
-    header = ("model", "what it is", "BLEU [95% interval]", "exact match", "evaluated on", "longest sentence")
-    rows = [header]
+    """List the packaged models, two lines each: name and what it is; the BLEU its own record holds, the exact
+    match, where they were measured and the longest sentence it takes. Then what they accept."""
+    print("The packaged models (--model NAME); BLEU [its 95% bootstrap interval] on the held-out split:")
     for name in packaged_names():
         model = describe_packaged(name)
-        bleu = "-" if model.bleu is None else f"{model.bleu:.2f}"
-        if model.bleu_interval is not None:
-            bleu += f" [{model.bleu_interval[0]:.2f}, {model.bleu_interval[1]:.2f}]"
-        exact = "-" if model.exact_match is None else f"{model.exact_match:.3f}"
         shown = f"{name} (default)" if name == DEFAULT_PRETRAINED else name
-        longest = "-" if model.max_words is None else f"{model.max_words} words"
-        rows.append((shown, model.summary, bleu, exact, model.split, longest))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
-    print(f"\n{LIMITS}")
+        scores = "BLEU -" if model.bleu is None else f"BLEU {model.bleu:.2f}"
+        if model.bleu_interval is not None:
+            scores += f" [{model.bleu_interval[0]:.2f}, {model.bleu_interval[1]:.2f}]"
+        if model.exact_match is not None:
+            scores += f", exact match {model.exact_match:.3f}"
+        longest = "" if model.max_words is None else f"; at most {model.max_words} words"
+        print(f"{shown}: {model.summary}\n    {scores} on {model.split}{longest}")
+    print("\n" + textwrap.fill(LIMITS, WIDTH, break_on_hyphens=False))
     return 0
 
 

@@ -85,7 +85,7 @@ DEFAULT_THREADS = 1
 THREADS_HELP = (
     "torch CPU threads (default: 1, for both trainers: measured on a 2-core machine shared with busy processes, "
     "an epoch of 640 pairs took 19-35 s on 1 thread and 176 s to over 240 s on 2; raise it only on idle cores; "
-    "README, 'Command line')"
+    "CONTRIBUTING.md, 'Measurements behind the defaults')"
 )
 
 
@@ -96,14 +96,15 @@ def add_threads_option(parser: argparse.ArgumentParser) -> None:
 
 def add_model_options(parser: argparse.ArgumentParser, default: str, *, attention: bool = False) -> None:
     """`--model NAME` (a packaged checkpoint, found from any directory) or `--checkpoint PATH`, not both;
-    with `attention`, `--model` offers only the packaged models with an attention (`plot-attention`)."""
+    with `attention`, `--model` offers only the packaged models with an attention (`plot-attention`, `export-onnx`)."""
     group = parser.add_mutually_exclusive_group()
     names = packaged_names(attention=attention)
     group.add_argument(
         "--model",
         choices=names,
         default=None,
-        help=f"a packaged model: {', '.join(names)} (default: {default}; `seq2seq-attention models` describes them)",
+        help=f"a packaged model{' with attention' if attention else ''}: {', '.join(names)} (default: {default}; "
+        "`seq2seq-attention models` describes them)",
     )
     group.add_argument("--checkpoint", type=Path, default=None, help="a checkpoint directory (one `train` wrote)")
 

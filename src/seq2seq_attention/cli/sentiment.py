@@ -5,15 +5,9 @@ import contextlib
 import json
 from pathlib import Path
 
-import torch
-from tqdm.auto import tqdm
-
-from ..core.device import parse_device
 from ..core.errors import InputError, echo
 from ..core.files import check_destination, folder_lock, staged_writes
-from ..sentiment.data import encode_tokens, tokenize
-from ..sentiment.figures import attention_figure
-from ..sentiment.predict import SentimentConfig, load_classifier, predict
+from ..sentiment.config import SentimentConfig
 from . import COMMANDS
 from .options import (
     add_config_options,
@@ -26,6 +20,10 @@ from .options import (
 
 
 def _train(args: argparse.Namespace) -> int:
+    import torch
+    from tqdm.auto import tqdm
+
+    from ..core.device import parse_device
     from ..sentiment.train import run_training  # the one command that trains; the others never import it
 
     config = config_from_args(SentimentConfig, args)
@@ -50,6 +48,9 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _predict(args: argparse.Namespace) -> int:
+    from ..sentiment.data import encode_tokens, tokenize  # torch: imported to run, never to parse
+    from ..sentiment.predict import load_classifier, predict
+
     checkpoint = load_classifier(args.checkpoint)
     vocab = checkpoint.vocabs.source
     tokens = [tokenize(sentence) for sentence in args.sentences]
@@ -69,6 +70,8 @@ def _predict(args: argparse.Namespace) -> int:
 
 
 def _figure(args: argparse.Namespace) -> int:
+    from ..sentiment.figures import attention_figure  # torch, matplotlib: imported to run, never to parse
+
     check_output_file(args.out, "--out", (".png", ".svg", ".pdf"))
     check_destination(args.out, "a file", overwrite=args.overwrite, what="--out")
     args.interrupted = lambda: f"nothing was written to {args.out} (its files land together or not at all)"

@@ -7,19 +7,12 @@ import shlex
 import sys
 from pathlib import Path
 
-import torch
-
-from ..core.checkpoint import JSON_NAME, load_checkpoint
 from ..core.config import saved_setting
-from ..core.device import parse_device
 from ..core.errors import InputError
 from ..core.files import EXPORT_NAMES, check_destination, folder_lock, staged_writes
 from ..translation.config import TrainConfig, not_resumable_when_averaged
-from ..translation.corpus import split_lines
-from ..translation.decoders import DECODERS
+from ..translation.defaults import DECODER_SCORES, MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
 from ..translation.pretrained import DEFAULT_PRETRAINED
-from ..translation.search import MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
-from ..translation.translator import SentenceError, load_translator, prepare_sentences, translate
 from . import COMMANDS
 from .models import LIMITS
 from .options import (
@@ -34,8 +27,13 @@ from .options import (
     positive_int,
 )
 
+# torch and the modules that import it are imported by the commands that run, never while parsing:
+# `--help` and an argument error answer without them (tests/test_cli_help.py checks it).
+
 
 def run_train(args: argparse.Namespace) -> int:
+    from ..core.device import parse_device
+
     device = parse_device(args.device)
     check_output_directory(args.checkpoint, "--checkpoint")
     check_destination(args.checkpoint, "a translation checkpoint", overwrite=True, what="--checkpoint")
@@ -44,6 +42,9 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _train_locked(args: argparse.Namespace, device) -> int:
+    import torch
+
+    from ..core.checkpoint import JSON_NAME
     from ..translation.train import train  # the one command that trains; the others never import it
 
     saved = (args.checkpoint / JSON_NAME).is_file()
@@ -53,9 +54,15 @@ def _train_locked(args: argparse.Namespace, device) -> int:
             raise InputError("--init-from starts a new run; it cannot be combined with --resume")
         if saved and not args.overwrite:
             raise InputError(f"{args.checkpoint} already holds a checkpoint; {_what_to_do_with(args.checkpoint)}")
-        config = resumed_config(args.init_from, given_settings(TrainConfig, args), new_run=True)
+        config, finished = resumed_config(args.init_from, given_settings(TrainConfig, args), new_run=True)
+        print(f"starting a new run from the weights of {args.init_from} (its {finished} epochs; saved settings)")
     elif resuming:
-        config = resumed_config(args.checkpoint, given_settings(TrainConfig, args))
+        config, finished = resumed_config(args.checkpoint, given_settings(TrainConfig, args))
+        print(
+            f"resuming {args.checkpoint} from epoch {finished + 1} of {config.epochs} "
+            f"({finished} done; its saved settings)",
+            flush=True,
+        )
     else:
         config = config_from_args(TrainConfig, args)
         if saved and not args.overwrite:
@@ -101,6 +108,8 @@ def _what_was_kept(directory: Path, epochs: int) -> str:
 def _training_state(directory: Path) -> tuple[dict, bool]:
     """The training record a checkpoint saved, and whether it holds what resuming needs (the optimizer's state, and
     a run that does not average its last epochs' weights)."""
+    from ..core.checkpoint import load_checkpoint
+
     checkpoint = load_checkpoint(directory, "cpu", task="translation")
     return checkpoint.training, checkpoint.files.get("training") is not None and _averaged(checkpoint.training) < 2
 
@@ -143,11 +152,11 @@ def _ways_on(directory: Path) -> str:
     )
 
 
-def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool = False) -> TrainConfig:
-    """The config a run resumed from `directory` trains with: the saved one, with the options that may change
-    (`TrainConfig.RESUMABLE_CHANGES`: epochs, time budget) taken from the command line. With `new_run`, the
-    config of a new run that starts from the weights saved in `directory` (`--init-from`): the same rule, and
-    its epochs count from 1 (the weights only are needed).
+def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool = False) -> tuple[TrainConfig, int]:
+    """The config a run resumed from `directory` trains with, and the epochs it finished: the saved config, with
+    the options that may change (`TrainConfig.RESUMABLE_CHANGES`: epochs, time budget) taken from the command
+    line. With `new_run`, the config of a new run that starts from the weights saved in `directory`
+    (`--init-from`): the same rule, and its epochs count from 1 (the weights only are needed).
 
     Raises:
         InputError: the checkpoint cannot be resumed (weights only, or all its epochs done), or an option
@@ -166,16 +175,12 @@ def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool =
             values[field.name] = saved_setting(TrainConfig, training, field.name, where)
         else:
             values[field.name] = TrainConfig.LEGACY_DEFAULTS.get(field.name, field.default)
-    contradictions = [
-        f"--{name.replace('_', '-')} {given[name]!r} (saved: {values[name]!r})"
-        for name in given
-        if name not in TrainConfig.RESUMABLE_CHANGES and given[name] != values[name]
-    ]
-    if contradictions:
+    differing = [name for name in given if name not in TrainConfig.RESUMABLE_CHANGES and given[name] != values[name]]
+    if differing:
         raise InputError(
-            f"cannot {verb} {directory}: {'; '.join(contradictions)} contradict its saved config; "
-            "leave them out to train with the saved settings (only "
-            f"{', '.join('--' + n.replace('_', '-') for n in TrainConfig.RESUMABLE_CHANGES)} may change)"
+            f"cannot {verb} {directory}: it was trained with {' '.join(_option(n, values[n]) for n in differing)}, "
+            f"not {' '.join(_option(n, given[n]) for n in differing)}; leave these options out to train with its "
+            f"saved settings (only {', '.join(_option(n) for n in TrainConfig.RESUMABLE_CHANGES)} may change)"
         )
     config = TrainConfig(**{**values, **given})
     finished = int(training.get("epoch", 0))
@@ -184,7 +189,17 @@ def resumed_config(directory: Path, given: dict[str, object], *, new_run: bool =
             f"nothing to resume in {directory}: it finished {finished} of {config.epochs} epochs; "
             f"ask for more (--epochs {finished + 1} or more)"
         )
-    return config
+    return config, finished
+
+
+def _option(name: str, value: object = None) -> str:
+    """A setting as the command line writes it: ``--hidden-size 256`` (or the bare ``--hidden-size``)."""
+    flag = "--" + name.replace("_", "-")
+    if value is None:
+        return flag
+    if isinstance(value, bool):
+        return flag if value else f"(no {flag})"
+    return f"{flag} {shlex.quote(str(value))}"
 
 
 def read_stdin() -> list[tuple[int, str]]:
@@ -195,6 +210,8 @@ def read_stdin() -> list[tuple[int, str]]:
     line ends at ``\n``, ``\r\n`` or a lone ``\r``, and nowhere else (`split_lines`). At a terminal, a
     line on stderr first says that standard input is read and how to end it.
     """
+    from ..translation.corpus import split_lines
+
     if getattr(sys.stdin, "isatty", lambda: False)():
         print(STDIN_PROMPT, file=sys.stderr, flush=True)
     buffer = getattr(sys.stdin, "buffer", None)
@@ -226,6 +243,9 @@ def run_translate(args: argparse.Namespace) -> int:
     code is 2 when any sentence was refused. With --all-or-nothing the first refused sentence stops
     the command before anything is printed.
     """
+    from ..core.device import parse_device
+    from ..translation.translator import SentenceError, load_translator, prepare_sentences
+
     device = parse_device(args.device)
     translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), device)
     if args.sentences:
@@ -243,7 +263,11 @@ def run_translate(args: argparse.Namespace) -> int:
         except SentenceError as error:
             problems[number] = error.problem
             if args.all_or_nothing:
-                raise InputError(_refusal(number, error.problem, blank_lines_are_input)) from None
+                others = sum(1 for n, s in numbered if n != number and (blank_lines_are_input or s.strip()))
+                raise InputError(
+                    f"{_refusal(number, error.problem, blank_lines_are_input)}; nothing was translated: "
+                    f"--all-or-nothing held back the other {others} sentence(s)"
+                ) from None
     good = [(n, s) for n, s in numbered if n not in problems and (blank_lines_are_input or s.strip())]
     translated = dict(zip([n for n, _ in good], _translate([s for _, s in good], translator, args), strict=True))
     for number, problem in problems.items():
@@ -268,6 +292,8 @@ def _refusal(number: int, problem: str, arguments: bool) -> str:
 
 
 def _translate(sentences: list[str], translator, args: argparse.Namespace) -> list[str]:
+    from ..translation.translator import translate
+
     if not sentences:
         return []
     return translate(
@@ -291,6 +317,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def _export_locked(args: argparse.Namespace) -> int:
     from ..translation.export import export_onnx, export_sentences  # only this command needs the ONNX exporter
+    from ..translation.translator import load_translator
 
     check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
     translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), "cpu")
@@ -305,11 +332,11 @@ def _export_locked(args: argparse.Namespace) -> int:
 
 
 def _score_help() -> str:
-    """The --score choices per decoder, from the one table of decoders (`DECODERS`)."""
+    """The --score choices per decoder, from the names of the table of decoders (`DECODER_SCORES`)."""
     per_decoder = [
-        f"{name}: {', '.join(kind.scores)} (default {kind.scores[0]})" for name, kind in DECODERS.items() if kind.scores
+        f"{name}: {', '.join(scores)} (default {scores[0]})" for name, scores in DECODER_SCORES.items() if scores
     ]
-    without = [name for name, kind in DECODERS.items() if not kind.scores]
+    without = [name for name, scores in DECODER_SCORES.items() if not scores]
     return f"the attention's score function; {'; '.join(per_decoder)}" + (
         f"; {', '.join(without)} has no attention and takes none" if without else ""
     )
@@ -389,9 +416,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Sentences are normalised like the training data (lowercase, accents dropped, punctuation split "
             f"off), so 'Je suis fatigué.' works. {LIMITS} Standard input is read line by line when no sentence is "
             "given (a line ends at \\n, \\r\\n or a lone \\r): output line i is the translation of input "
-            "line i (blank for a blank or refused line). A sentence with a word the model never saw, an empty one "
-            "or one longer than the training limit is refused: each is named on stderr, the others are "
-            "translated, and the exit code is 2."
+            "line i. A blank input line is no sentence: its output line is blank and the exit code stays 0. "
+            "A sentence with a word the model never saw (such as '?': the training pairs hold no questions), an "
+            'empty argument ("") or one longer than the training limit is refused: each is named on stderr, '
+            "its output line is blank, the others are translated, and the exit code is 2. The English comes out "
+            "normalised like the training targets: lowercase, punctuation split off, an apostrophe turned into a "
+            "space ('i m tired .' is \"I'm tired.\")."
         ),
     )
     translate_parser.add_argument(
@@ -439,7 +469,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "are stored as float16; the graphs compute what the model computes with its weights rounded to float16."
         ),
     )
-    add_model_options(export_parser, DEFAULT_PRETRAINED)
+    add_model_options(export_parser, DEFAULT_PRETRAINED, attention=True)  # the live page draws attention weights
     required = export_parser.add_argument_group("required arguments")
     required.add_argument("--out", type=Path, required=True, help="directory to write (docs/assets/live)")
     export_parser.add_argument("--overwrite", action="store_true", help="replace the export that --out already holds")

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import torch
 
+from .config import MAX_SIZE, is_int, is_number
 from .errors import InputError, echo
 
 Dim = str | int
@@ -249,16 +250,6 @@ def check_tokens(module: torch.nn.Module, input: object, lengths: object, vocab_
     return sizes
 
 
-def is_int(value: object) -> bool:
-    """True for an int that is not a bool (``True`` is an int to Python, not a count to a user)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_number(value: object) -> bool:
-    """True for an int or a float that is not a bool."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def check_count(name: str, value: object, high: int | None = None) -> None:
     """The one rule of a count (a number of words, steps, beams, sentences per batch): an int, not a bool, of at
     least 1, and at most `high` when one is given."""
@@ -266,10 +257,6 @@ def check_count(name: str, value: object, high: int | None = None) -> None:
         raise InputError(f"{name} must be an int of at least 1, got {echo(value)}")
     if high is not None and value > high:
         raise InputError(f"{name} must be at most {high}, got {value}")
-
-
-MAX_SIZE = 1 << 20
-"""The largest layer or vocabulary size a model of this package may be built with (`check_size`)."""
 
 
 def check_size(name: str, value: object, high: int = MAX_SIZE) -> None:

@@ -3,6 +3,7 @@
 Each default, range and help text is written once, in the field (`setting`); `check_config`
 validates an instance against them (the dataclasses call it in `__post_init__`), and the
 command line builds its options from the same fields, so no layer can disagree with another.
+Nothing here imports torch: the command line's `--help` and argument errors answer without it.
 """
 
 import dataclasses
@@ -12,8 +13,25 @@ import typing
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .checks import is_int, is_number
 from .errors import InputError, echo
+
+MAX_SIZE = 1 << 20
+"""The largest layer or vocabulary size a model of this package may be built with (`checks.check_size`)."""
+
+
+SCHEDULES = ("constant", "cosine")
+"""Learning-rate schedules: ``constant``, or ``cosine`` (linear warm-up over the first 5% of the
+steps, then a cosine decay to zero at the last step; `training.learning_rate_at`)."""
+
+
+def is_int(value: object) -> bool:
+    """True for an int that is not a bool (``True`` is an int to Python, not a count to a user)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> bool:
+    """True for an int or a float that is not a bool."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def setting(

@@ -16,10 +16,6 @@ from tqdm.auto import tqdm
 
 BatchT = TypeVar("BatchT")
 
-SCHEDULES = ("constant", "cosine")
-"""Learning-rate schedules: ``constant``, or ``cosine`` (linear warm-up over the first 5% of the
-steps, then a cosine decay to zero at the last step)."""
-
 
 def learning_rate_at(schedule: str, learning_rate: float, step: int, total_steps: int) -> float:
     """The learning rate of optimisation step `step` (0-based) of `total_steps` under `schedule`."""

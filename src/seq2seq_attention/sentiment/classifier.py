@@ -23,9 +23,7 @@ from ..core.checks import (
 from ..core.errors import InputError, echo
 from ..core.rnn import run_packed
 from ..core.tokens import PAD_IDX
-
-CLASSIFIER_KINDS = ("attention", "bilstm", "mean")
-"""`attention`: the course notes' model; `bilstm`: the same without attention; `mean`: averaged embeddings."""
+from .config import CLASSIFIER_KINDS
 
 
 class SentimentClassifier(nn.Module):

@@ -20,12 +20,7 @@ from ..core.errors import InputError, echo
 from ..core.split import checksum_split
 from ..core.tokens import DROPPED_CATEGORIES, UNK_IDX
 from ..core.vocabulary import Vocabulary
-
-SOURCES: dict[str, str] = {
-    "imdb": "imdb_labelled.txt",
-    "amazon": "amazon_cells_labelled.txt",
-    "yelp": "yelp_labelled.txt",
-}
+from .config import SOURCES
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[!?]")
 

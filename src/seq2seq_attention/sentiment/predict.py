@@ -1,11 +1,10 @@
-"""Using a trained sentiment classifier: its settings (`SentimentConfig`), loading it, and predicting.
+"""Using a trained sentiment classifier: loading it (with its settings, `SentimentConfig`), and predicting.
 
 Nothing here trains; the read-only commands (`sentiment-predict`, `sentiment-attention-figure`)
 import this module and never `train.py`.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -13,33 +12,9 @@ from torch import nn
 
 from ..core.batching import DECODE_BATCH_SIZE
 from ..core.checkpoint import Checkpoint, load_checkpoint
-from ..core.config import check_config, setting
 from ..core.errors import InputError, echo
-from .classifier import CLASSIFIER_KINDS
-from .data import SOURCES, iterate_batches
-
-
-@dataclass
-class SentimentConfig:
-    """Everything that decides a sentiment training run (saved in the checkpoint).
-
-    Each field's default, range and help text is written here once; `sentiment-train --help`
-    is built from these fields.
-    """
-
-    kind: str = setting(
-        "attention", "the model: attention (BiLSTM + attention), bilstm or mean", choices=CLASSIFIER_KINDS
-    )
-    sources: tuple[str, ...] = setting(("imdb",), "the review sources to train and test on", choices=tuple(SOURCES))
-    epochs: int = setting(12, "passes over the training split", low=1, high=100_000)
-    batch_size: int = setting(32, "sentences per batch", low=1, high=1_000_000)
-    learning_rate: float = setting(1e-3, "Adam's step size", low=0.0, high=10.0, low_open=True)
-    clip: float = setting(5.0, "largest gradient norm (0: no clipping)", low=0.0, high=1e6)
-    seed: int = setting(0, "seeds the weights, dropout and the batch order", low=0, high=2**32 - 1)
-
-    def __post_init__(self) -> None:
-        check_config(self)
-        self.sources = tuple(dict.fromkeys(self.sources))
+from .config import SentimentConfig
+from .data import iterate_batches
 
 
 @torch.no_grad()

@@ -1,20 +1,16 @@
 """The settings of a translation training run (`TrainConfig`), apart from the training code.
 
 A checkpoint saves them; `load_translator` reads the length limit back through them, and the
-command line builds its options from their fields, so reading them needs no training module.
+command line builds its options from their fields, so reading them needs no training module, and
+no torch: the names and limits come from `defaults` (the model's rules are checked in
+`__post_init__`, which imports the model).
 """
 
 from dataclasses import dataclass
 
-from ..attention.scores import SCORES
-from ..core.checks import MAX_SIZE
-from ..core.config import check_config, setting
+from ..core.config import MAX_SIZE, SCHEDULES, check_config, setting
 from ..core.errors import InputError
-from ..core.training import SCHEDULES
-from .corpus import EVAL_SPLITS, MAX_WORDS, SPLITS
-from .decoders import DECODERS, check_score
-from .defaults import DROPOUT, HIDDEN_SIZE
-from .model import check_architecture
+from .defaults import DECODER_SCORES, DROPOUT, EVAL_SPLITS, HIDDEN_SIZE, MAX_WORDS, SCORE_NAMES, SPLITS
 
 BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
 """What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""
@@ -30,7 +26,7 @@ TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
 
 
 def _decoder_names() -> tuple[str, ...]:
-    return tuple(sorted(DECODERS))
+    return tuple(sorted(DECODER_SCORES))
 
 
 @dataclass
@@ -44,7 +40,7 @@ class TrainConfig:
 
     decoder: str = setting("gru", "the decoder: gru (no attention), bahdanau or luong", choices=_decoder_names)
     score: str | None = setting(
-        None, "the attention's score function (default: the decoder's own, see DECODERS)", choices=tuple(SCORES)
+        None, "the attention's score function (default: the decoder's own, see DECODERS)", choices=SCORE_NAMES
     )
     hidden_size: int = setting(HIDDEN_SIZE, "H, the size of embeddings and GRU states", low=1, high=MAX_SIZE)
     dropout: float = setting(DROPOUT, "dropout on the embeddings", low=0.0, high=1.0, high_open=True)
@@ -119,6 +115,9 @@ class TrainConfig:
         check_config(self)
         if self.schedule_over == "budget" and self.time_budget is None:
             raise InputError("schedule_over='budget' spreads the schedule over the time budget: set time_budget")
+        from .decoders import check_score  # the model's rules, with torch: after parsing, never for --help
+        from .model import check_architecture
+
         check_score(self.decoder, self.score)  # the name only: `build_model` resolves the default
         check_architecture(self.decoder, self.hidden_size, self.bidirectional, self.tie_embeddings, self.input_feeding)
 

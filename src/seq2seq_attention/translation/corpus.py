@@ -24,12 +24,10 @@ from ..core.errors import InputError, echo
 from ..core.split import checksum_split
 from ..core.tokens import DROPPED_CATEGORIES
 from ..core.vocabulary import Vocabularies, Vocabulary
+from .defaults import EVAL_SPLITS, MAX_WORDS, SPLITS
 
 CORPUS_PATH = Path(__file__).resolve().parent.parent / "corpora" / "eng-fra.txt.xz"
 """The bundled Tatoeba pairs (135,842 lines, English<TAB>French, CC-BY 2.0 FR)."""
-
-MAX_WORDS = 6
-"""The tutorial's `MAX_LENGTH = 6`: both sides keep at most this many words (punctuation counts)."""
 
 ENG_PREFIXES = (
     "i am ",
@@ -261,16 +259,6 @@ def split_pairs(
         return train, test
     return checksum_split(train, key=side, held_out=1, modulus=10, salt=DEV_SALT)  # (train without dev, dev)
 
-
-SPLITS: dict[str, str] = {
-    "by_english": "target",  # the main split: all pairs that share an English sentence on one side
-    "by_french": "source",  # an English target can sit on both sides
-}
-"""The held-out rules by name: a pair is held out when crc32 of this side is 0 mod 10."""
-
-
-EVAL_SPLITS = ("test", "dev")
-"""What a run is measured on: the test split, or the development split carved from training."""
 
 DEV_SALT = "dev:"
 """The development split's checksum salt: the test rule again, drawn independently of it."""

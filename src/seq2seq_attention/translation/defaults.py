@@ -1,7 +1,10 @@
-"""The sizes a translator is built with when nobody says otherwise, written once.
+"""The sizes a translator is built with when nobody says otherwise, and the names and limits its settings
+choose from, written once and without torch.
 
-`build_model`, the constructors of the encoder and the decoders, and `TrainConfig` (and so
-``seq2seq-attention train --help``) all take their defaults from here.
+`build_model`, the constructors of the encoder and the decoders, the search loops, the corpus
+filter and `TrainConfig` take their defaults and limits from here. Nothing here imports torch, so
+``seq2seq-attention train --help`` (built from `TrainConfig`) and every argument error answer
+before torch is loaded.
 """
 
 HIDDEN_SIZE = 256
@@ -9,3 +12,38 @@ HIDDEN_SIZE = 256
 
 DROPOUT = 0.1
 """The dropout probability on the embeddings (the tutorial's `dropout_p`)."""
+
+MAX_WORDS = 6
+"""The tutorial's `MAX_LENGTH = 6`: both sides keep at most this many words (punctuation counts)."""
+
+MAX_LENGTH = 10
+"""Steps decoded without a target (the tutorial's `MAX_LENGTH`: 6 words, punctuation, `<eos>`, slack)."""
+
+MAX_STEPS = 1000
+"""The most steps a search takes (`max_length`); the training sentences have at most 7 tokens."""
+
+MAX_BEAM = 1000
+"""The most hypotheses a beam search keeps per sentence (`beam_size`)."""
+
+MAX_LENGTH_PENALTY = 100.0
+"""Beam search's alpha lies in [-MAX_LENGTH_PENALTY, MAX_LENGTH_PENALTY]."""
+
+SPLITS: dict[str, str] = {
+    "by_english": "target",  # the main split: all pairs that share an English sentence on one side
+    "by_french": "source",  # an English target can sit on both sides
+}
+"""The held-out rules by name: a pair is held out when crc32 of this side is 0 mod 10."""
+
+EVAL_SPLITS = ("test", "dev")
+"""What a run is measured on: the test split, or the development split carved from training."""
+
+DECODER_SCORES: dict[str, tuple[str, ...]] = {
+    "gru": (),
+    "bahdanau": ("additive", "dot", "scaled_dot", "general"),
+    "luong": ("dot", "scaled_dot", "general", "additive"),
+}
+"""The names of the decoders and of the scores each may use (its default first), for the settings and
+``--help``: the names of the tables `DECODERS` and `SCORES`, which hold the classes (a test keeps them equal)."""
+
+SCORE_NAMES = ("dot", "scaled_dot", "general", "additive")
+"""The names of the score functions, in the order of `SCORES`."""

@@ -16,21 +16,11 @@ import torch
 from ..core.checks import Call, check_count, check_tensor, check_tokens, checked, is_number
 from ..core.errors import InputError, echo
 from ..core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
+from .defaults import MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
 
 if TYPE_CHECKING:  # names for the annotations only: this module runs without the decoders and the model
     from .decoders import DecoderState
     from .model import Seq2Seq
-
-MAX_LENGTH = 10
-"""Steps decoded without a target (the tutorial's `MAX_LENGTH`: 6 words, punctuation, `<eos>`, slack)."""
-
-MAX_STEPS = 1000
-"""The most steps a search takes (`max_length`); the training sentences have at most 7 tokens."""
-MAX_BEAM = 1000
-"""The most hypotheses a beam search keeps per sentence (`beam_size`)."""
-
-MAX_LENGTH_PENALTY = 100.0
-"""Beam search's alpha lies in [-MAX_LENGTH_PENALTY, MAX_LENGTH_PENALTY]."""
 
 
 def check_length_penalty(length_penalty: object) -> None:

@@ -140,8 +140,18 @@ def _prepare_one(vocabs: Vocabularies, sentence: object, max_words: int, unknown
     try:
         checks_of(vocabs.source.encode, single_spaced, unknown=unknown)  # encode runs unchecked inside this call
     except InputError as error:
-        raise InputError(f"has {error}{_invisible(sentence)}") from None
+        raise InputError(f"has {error}{_invisible(sentence)}{_question(vocabs, words)}") from None
     return vocabs.source.encode(single_spaced, unknown=unknown)
+
+
+def _question(vocabs: Vocabularies, words: list[str]) -> str:
+    """Why '?' is unknown, where it is: the training pairs are statements (the tutorial's filter), never questions."""
+    if "?" not in words or "?" in vocabs.source.word2index:
+        return ""
+    return (
+        "; '?' is unknown because every training pair is a statement ending in '.' or '!': the model never saw a "
+        "question (end the sentence with '.' instead)"
+    )
 
 
 def check_translate(call: Call) -> None:
