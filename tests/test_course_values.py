@@ -104,7 +104,7 @@ def test_not_strict_json(copy: Path):
 @pytest.mark.parametrize(
     ("relative", "change", "entry", "expected", "found"),
     [
-        (CORPUS, lambda d: d.pop("pairs"), "pairs", "an object with the key 'pairs'", "an object with keys"),
+        (CORPUS, lambda d: d.pop("pairs"), "pairs", "a whole number >= 0", "none"),
         (CORPUS, lambda d: d.update(pairs="5318"), "pairs", "a whole number >= 0", "str '5318'"),
         (CORPUS, lambda d: d.update(pairs=True), "pairs", "a whole number >= 0", "bool True"),
         (
@@ -133,14 +133,14 @@ def test_not_strict_json(copy: Path):
             lambda d: d.update(models=d["models"][:2]),
             "models",
             "a model for each of",
-            "none for",
+            "a list of 2",
         ),
         (
             PACKAGED[0],
             lambda d: d["training"]["evaluation"].update(split="by_french"),
             "training.evaluation.split",
             "'by_english'",
-            "'by_french'",
+            "str 'by_french'",
         ),
     ],
     ids=["missing-entry", "string", "bool", "out-of-range", "mistyped-bleu", "short-row", "missing-model", "split"],
@@ -151,7 +151,67 @@ def test_a_mistyped_entry(copy: Path, relative: str, change, entry: str, expecte
     assert message.startswith(f"{relative}: {entry}: expected {expected}"), message
     assert f"found {found}" in message, message
     command = COMMANDS.get(relative) or COMMANDS[course_values.PACKAGED].format(name="bahdanau")
+    if relative.startswith(course_values.RECIPE):
+        command = COMMANDS[course_values.RECIPE]
     assert message.endswith(f"; re-create it with `{command}`"), message
+
+
+QUALITY = "results/quality/baseline-seed0.json"
+SENTIMENT_FIGURE = "figures.all.sentences[0].weights"
+
+
+@pytest.mark.parametrize(
+    ("relative", "change", "entry", "expected", "found"),
+    [
+        (course_values.PROFILE, lambda d: d.update(gemm_share=0), "gemm_share", "a number > 0 and <= 1", "int 0"),
+        (
+            course_values.SENTIMENT,
+            lambda d: d["table"][0].update(test_size=0),
+            "table[0].test_size",
+            "a whole number >= 1 (the build divides by it)",
+            "int 0",
+        ),
+        (QUALITY, lambda d: d.update(cpu_seconds=0), "cpu_seconds", "a number > 0 (the build divides by it)", "int 0"),
+        (
+            course_values.SENTIMENT,
+            lambda d: d["figures"]["all"]["sentences"][0]["weights"].__setitem__(0, "0.1"),
+            SENTIMENT_FIGURE + "[0]",
+            "a number between 0 and 1",
+            "str '0.1'",
+        ),
+        (
+            course_values.SENTIMENT,
+            lambda d: d["figures"]["all"]["sentences"][0]["weights"].pop(),
+            SENTIMENT_FIGURE,
+            "10 weights (one per word)",
+            "a list of 9",
+        ),
+    ],
+    ids=["zero-gemm-share", "zero-test-size", "zero-cpu-seconds", "weights-as-strings", "weights-short"],
+)
+def test_a_value_the_build_would_divide_by_or_compute_with_is_checked(copy, relative, change, entry, expected, found):
+    """Issue 53: a zero the build divides by, or a list of strings where it sums numbers, was a ZeroDivisionError or
+    a TypeError traceback; now it is the line."""
+    test_a_mistyped_entry(copy, relative, change, entry, expected, found)
+
+
+def test_a_count_with_thousands_of_digits(copy: Path):
+    """Issue 53: a count past Python's digit limit was a ValueError traceback from the JSON parser."""
+    path = copy / CORPUS
+    path.write_text(path.read_text(encoding="utf-8").replace('"pairs": 5318', '"pairs": ' + "9" * 5000))
+    assert refused(copy) == (
+        f"{CORPUS}: (the file): expected numbers of at most 300 digits, found an integer of 5,000 digits; "
+        f"re-create it with `{COMMANDS[CORPUS]}`"
+    )
+
+
+@pytest.mark.parametrize("relative", [CORPUS, QUALITY, course_values.LIVE_RUNTIME])
+def test_a_results_file_replaced_by_a_folder(copy: Path, relative: str):
+    """Issue 53: a folder where a results file should be was an IsADirectoryError traceback."""
+    (copy / relative).unlink()
+    (copy / relative).mkdir()
+    message = refused(copy)
+    assert message.startswith(f"{relative}: (the file): expected a file, found a folder; re-create it with `"), message
 
 
 def test_a_missing_seed_of_a_recipe(copy: Path):
