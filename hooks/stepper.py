@@ -1,10 +1,10 @@
-"""MkDocs hook: step through an excerpt with the tensors each line made in recorded runs.
+"""Markdown extension `stepper`: step through an excerpt with the tensors each line made in recorded runs.
 
 `scripts/record_traces.py` records, for the excerpts of the line-by-line pages, what every line bound each time
 it ran in five runs of the packaged Bahdanau translator (one sentence translated, every decoding step; a padded
 batch of two; the training loop fed its own guesses; one training step; beam search), in
 ``docs/assets/traces/bahdanau.json`` (committed; the build never runs the model, so the site builds without
-torch). At build time this hook
+torch). At build time this extension
 
 * reads the trace once, through `load` (the one validating reader, against ``schemas/trace.schema.json``): a
   truncated, malformed or mistyped file, or a bare NaN the browser's JSON parser would refuse, stops the build with
@@ -13,37 +13,35 @@ torch). At build time this hook
 * marks every excerpt fence whose section a run holds (``--8<-- "src/...py:section"``) with
   ``data-stepper="src/...py:section"``, which `pymdownx.highlight` puts on the code block;
 * writes the part of the trace a page needs into the page itself, as a
-  ``<script type="application/json" id="__stepper-trace">`` at the end of its body (after the
-  search index has read the page, so that numbers are not indexed), so that the page works opened
-  from disk, where a browser may not fetch a JSON file.
+  ``<script type="application/json" id="__stepper-trace">`` at the end of its content (search skips a script's
+  text, so that numbers are not indexed), so that the page works opened from disk, where a browser may not fetch
+  a JSON file.
+
+As a MkDocs hook, its `on_config` reads the trace before any page is rendered, so that a malformed one stops the
+build with its one line.
 
 `docs/assets/javascripts/stepper.js` turns each marked block into a stepper (runs, passes, lines, keys, the
 tensors of the highlighted line, a link to the live page).
 """
 
+import functools
 import json
-import logging
 import re
 from pathlib import Path
 
 import snippets
+from engine import page_of, relative
 from json_files import FileError, entry, fail, read
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import Files
-from mkdocs.structure.pages import Page
-from mkdocs.utils import get_relative_url
+from markdown import Extension, Markdown
+from markdown.preprocessors import Preprocessor
 
 TRACE = Path("assets") / "traces" / "bahdanau.json"
 """The trace, under docs_dir."""
 COMMAND = "python scripts/record_traces.py"
 """The command that records the trace (`scripts/record_traces.py`)."""
-LIVE_PAGE = "live.md"
-"""The live page, where a stepper's sentence opens (its URL fragment: ``#s=<sentence>&step.bahdanau=<t>``)."""
+LIVE_PAGE = "live.html"
+"""The live page in the built site, where a stepper's sentence opens (``#s=<sentence>&step.bahdanau=<t>``)."""
 DATA_ID = "__stepper-trace"
-
-log = logging.getLogger("mkdocs.hooks.stepper")
-_trace: dict | None = None
 
 
 TraceError = FileError
@@ -80,16 +78,18 @@ def load(path: Path) -> dict | None:
 # The build
 
 
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    global _trace
-    path = Path(config.docs_dir) / TRACE
+def on_config(config):
+    from mkdocs.exceptions import PluginError
+
     try:
-        _trace = load(path)
+        load(Path(config.docs_dir) / TRACE)
     except TraceError as error:  # a malformed trace stops the build with its one line
         raise PluginError(str(error)) from None
-    if _trace is None:
-        log.info("no %s: the excerpts get no step-through (record it: %s)", path, COMMAND)
-    return config
+
+
+@functools.cache
+def _load(path: Path, changed: float) -> dict | None:
+    return load(path)
 
 
 def traced_sections(trace: dict) -> set[str]:
@@ -134,20 +134,53 @@ def data_script(data: dict) -> str:
     return f'<script type="application/json" id="{DATA_ID}">{text}</script>'
 
 
-def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    if not _trace:
-        return markdown
-    markdown, refs = mark_fences(markdown, traced_sections(_trace))
-    page.meta["stepper_sections"] = refs
-    live = files.get_file_from_path(LIVE_PAGE)
-    page.meta["stepper_live"] = get_relative_url(live.url, page.url) if live is not None else None
-    return markdown
+class _Marks(Preprocessor):
+    """Each excerpt fence of a traced section gets ``data-stepper`` (before pymdownx.snippets includes its code)."""
+
+    def __init__(self, md: Markdown, trace: Path, live: str) -> None:
+        super().__init__(md)
+        self.trace, self.live = trace, live
+        self.data: dict | None = None
+
+    def run(self, lines: list[str]) -> list[str]:
+        self.data = None
+        trace = _load(self.trace, self.trace.stat().st_mtime if self.trace.is_file() else 0.0)
+        page = page_of(self.md)
+        if not trace or page is None:
+            return lines
+        markdown, refs = mark_fences("\n".join(lines), traced_sections(trace))
+        if refs:
+            self.data = page_data(trace, refs, relative(self.live, page) if self.live else None)
+        return markdown.split("\n")
 
 
-def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    refs = page.meta.get("stepper_sections") if _trace else None
-    if not refs:
-        return output
-    script = data_script(page_data(_trace, refs, page.meta.get("stepper_live")))
-    at = output.rfind("</body>")
-    return output[:at] + script + output[at:] if at >= 0 else output + script
+class _Data(Preprocessor):
+    """The page's part of the trace at the end of the page, as a raw HTML block (Python-Markdown's html_block
+    preprocessor, next, keeps it whole; pymdownx.snippets, before, never sees it)."""
+
+    def __init__(self, md: Markdown, marks: _Marks) -> None:
+        super().__init__(md)
+        self.marks = marks
+
+    def run(self, lines: list[str]) -> list[str]:
+        if not self.marks.data:
+            return lines
+        return [*lines, "", data_script(self.marks.data), ""]
+
+
+class StepperExtension(Extension):
+    def __init__(self, **kwargs) -> None:
+        self.config = {
+            "trace": [f"docs/{TRACE.as_posix()}", "the trace (from the folder the build runs in)"],
+            "live": [LIVE_PAGE, "the live page in the built site ('': none)"],
+        }
+        super().__init__(**kwargs)
+
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
+        marks = _Marks(md, Path(self.getConfig("trace")), self.getConfig("live"))
+        md.preprocessors.register(marks, "stepper", 36)  # after the excerpt titles (38), before pymdownx.snippets (32)
+        md.preprocessors.register(_Data(md, marks), "stepper_data", 22)  # before the raw HTML is stashed (20)
+
+
+def makeExtension(**kwargs) -> StepperExtension:  # noqa: N802
+    return StepperExtension(**kwargs)

@@ -117,9 +117,9 @@ class _Background:
 
 
 def _build(items: list[pytest.Item], **env: str) -> _Background:
-    """`mkdocs build --strict` into the folder's `site`."""
+    """`mkdocs build --strict` into the folder's `site`, with the site's Markdown extensions (hooks/) on the path."""
     argv = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "{folder}/site"]
-    return _Background(argv, ROOT, NO_MKDOCS_2_WARNING="1", **env)
+    return _Background(argv, ROOT, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(ROOT / "hooks"), **env)
 
 
 def _workload(items: list[pytest.Item]) -> _Background:

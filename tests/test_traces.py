@@ -463,7 +463,7 @@ def test_log_probabilities_are_shaded_by_likelihood(committed: dict):
 
 def test_no_trace_builds_without_steppers(tmp_path: Path):
     config = SimpleNamespace(docs_dir=str(tmp_path))
-    assert stepper.on_config(config) is config and stepper.load(tmp_path / stepper.TRACE) is None
+    assert stepper.on_config(config) is None and stepper.load(tmp_path / stepper.TRACE) is None
 
 
 def test_every_line_by_line_page_has_a_stepper_for_every_excerpt(built_site, committed: dict):
