@@ -22,12 +22,15 @@ Reading needs no torch, so the site builds without it.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 from json_files import FileError, describe, fail, read
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))  # the package's statistics, which need no torch (the site builds without it)
+from seq2seq_attention.core.intervals import seed_interval  # noqa: E402
 
 COMPARE = "results/attention/results.json"
 CORPUS = "results/corpus/counts.json"
@@ -342,11 +345,6 @@ BASELINE_SETTINGS = ("hidden_size", "batch_size", "learning_rate", "epochs", "dr
 """The baseline recipe's settings the appendix states (``<setting>_bahdanau_recipe_baseline``, from its dev runs)."""
 
 
-T_975 = {1: 12.706, 2: 4.303, 4: 2.776}
-"""Student-t 97.5% quantiles for 2, 3 and 5 seeds or runs (1, 2 and 4 degrees of freedom): `evaluate.T_975`, as the
-intervals use."""
-
-
 def _recipes(values: dict[str, str], root: Path) -> None:
     """The appendix's recipe runs (H=256; the decoder from each run's config): three seeds a row on the dev split, five
     on the test split."""
@@ -423,24 +421,16 @@ def _external(values: dict[str, str], root: Path) -> None:
             values[f"external_bleu_{model}_60s_1run_test"] = score(data["at_60s"]["greedy_bleu"])
 
 
-def _interval(values: list[float]) -> tuple[float, float, float]:
-    """(mean, low, high): the 95% Student-t interval of a mean over seeds, as evaluate.seed_interval."""
-    mean = sum(values) / len(values)
-    spread = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
-    half = T_975[len(values) - 1] * spread / len(values) ** 0.5
-    return mean, mean - half, mean + half
-
-
 def _mean_and_interval(values: dict[str, str], quantity: str, label: str, samples: list[float]) -> None:
     """``<quantity>_mean_<label>``, ``_low_`` and ``_high_``: the BLEU mean over seeds or runs and its interval."""
-    for bound, value in zip(("mean", "low", "high"), _interval(samples), strict=True):
+    for bound, value in zip(("mean", "low", "high"), seed_interval(samples), strict=True):
         values[f"{quantity}_{bound}_{label}"] = score(value)
 
 
 def _paired(values: dict[str, str], label: str, differences: list[float], mean: float | None = None) -> None:
     """``diff_<mean, min, max, low, high>_<label>``: seed-paired BLEU differences, their mean (unless `mean` is
     given), range and 95% interval."""
-    average, low, high = _interval(differences)
+    average, low, high = seed_interval(differences)
     bounds = {"mean": average if mean is None else mean, "min": min(differences), "max": max(differences)}
     for bound, value in {**bounds, "low": low, "high": high}.items():
         values[f"diff_{bound}_{label}"] = f"{value:+.2f}"

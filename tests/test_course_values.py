@@ -271,9 +271,16 @@ def test_the_heatmap_statistics_read_the_figures_weights():
     assert statistics == {"diagonal": 1.0, "subject": 1.0, "verb": 0.25}
 
 
-def test_the_recipe_intervals_use_the_packages_t_quantiles():
-    """The reader reads without torch, so it keeps its own two Student-t quantiles: they are the package's."""
-    from seq2seq_attention.translation.evaluate import t_975
+def test_the_intervals_are_the_packages_and_read_without_torch():
+    """One statistics implementation: the build's intervals are `evaluate.seed_interval`'s, from a module that needs
+    no torch (the site builds without it: torch is made unimportable here)."""
+    from seq2seq_attention.translation.evaluate import seed_interval
 
-    for degrees, quantile in course_values.T_975.items():
-        assert quantile == t_975(degrees)
+    assert course_values.seed_interval is seed_interval
+    script = (
+        "import sys; sys.modules['torch'] = sys.modules['numpy'] = None; sys.path.insert(0, 'hooks'); "
+        "import course_values; print(course_values.values()['bleu_mean_bahdanau_recipe_baseline_h256_300s_3seeds_dev'])"
+    )
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == values()["bleu_mean_bahdanau_recipe_baseline_h256_300s_3seeds_dev"]
