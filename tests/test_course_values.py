@@ -15,6 +15,8 @@ from pathlib import Path
 import course_values
 import pytest
 from course_values import COMMANDS, CORPUS, ResultsFileError, values
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support import ROOT
 
 PACKAGED = [course_values.PACKAGED.format(name=name) for name in course_values.PACKAGED_MODELS]
@@ -193,6 +195,59 @@ def test_a_value_the_build_would_divide_by_or_compute_with_is_checked(copy, rela
     """Issue 53: a zero the build divides by, or a list of strings where it sums numbers, was a ZeroDivisionError or
     a TypeError traceback; now it is the line."""
     test_a_mistyped_entry(copy, relative, change, entry, expected, found)
+
+
+KINDS_OF_FILE = [f for f in FILES if f.endswith(".json") and "live" not in f and f not in RECIPES[1:-1]]
+"""Each kind of file once (the recipe runs: one of the dev split's and one of the test split's)."""
+WRONG = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.sampled_from([0, -1, 0.0, -0.5, 1.5, 10**300, -(10**300), 1e308, "", "1", [], {}, ["x"], [[]]]),
+    st.text(max_size=3),
+)
+"""What a hand-edited or damaged file may hold where a value was."""
+
+
+def places(value: object, prefix: tuple = ()) -> list[tuple]:
+    """Every place in a JSON value that holds a number, a string or a list (a tuple of keys and indices)."""
+    found = [prefix] if prefix and not isinstance(value, dict) else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += places(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value[:3]):
+            found += places(item, (*prefix, index))
+    return found
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), wrong=WRONG)
+def test_any_value_changed_reads_or_stops_with_one_line(copy: Path, data, wrong):
+    """Issue 53's hostile file, generalised: any one value of any file the build reads, replaced by a wrong one, gives
+    the values or one `ResultsFileError` line, never another exception (a ZeroDivisionError, a TypeError, an
+    OverflowError from formatting a huge number)."""
+    relative = data.draw(st.sampled_from(KINDS_OF_FILE))
+    path = copy / relative
+    document = json.loads(path.read_text(encoding="utf-8"))
+    place = data.draw(st.sampled_from(places(document)))
+    parent = document
+    for key in place[:-1]:
+        parent = parent[key]
+    parent[place[-1]] = wrong
+    original = path.read_text(encoding="utf-8")
+    path.write_text(json.dumps(document), encoding="utf-8")
+    try:
+        found = values(copy)
+    except ResultsFileError as error:
+        message = str(error)
+        # the benchmark's split must be the corpus counts' by_french split: a changed count is the benchmark's line
+        named = (relative, course_values.BENCHMARK) if relative == CORPUS else (relative,)
+        assert "\n" not in message and message.startswith(tuple(f"{name}: " for name in named)), message
+    else:
+        assert all(isinstance(value, str) for value in found.values())
+    finally:
+        path.write_text(original, encoding="utf-8")
 
 
 def test_a_count_with_thousands_of_digits(copy: Path):
