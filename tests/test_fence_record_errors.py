@@ -110,6 +110,14 @@ def test_a_truncated_record_is_one_line(docs: Path):
         assert "(the file): expected a complete JSON document" in error_of(docs, text[:cut])
 
 
+def test_a_folder_for_the_record_is_one_line(docs: Path):
+    path = docs / fence_runs.RECORD_NAME
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(fence_runs.RecordError, match=r": \(the file\): expected a file, found a folder; re-create it"):
+        fence_runs.load(path)
+
+
 def test_a_merge_conflict_is_one_line(docs: Path):
     lines = (docs / "valid.json").read_text(encoding="utf-8").splitlines()
     conflicted = [*lines[:4], "<<<<<<< HEAD", lines[4], "=======", lines[4].replace('"1"', '"one"'), ">>>>>>> other"]

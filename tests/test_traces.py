@@ -406,6 +406,14 @@ def test_a_bare_nan_in_a_tensor_stops_the_build(committed: dict, tmp_path: Path)
     assert _build_error(config).startswith(f"{path}: (the file): expected numbers a float can hold, found 1e999")
 
 
+def test_a_folder_where_the_trace_should_be_stops_the_build(tmp_path: Path):
+    """Issue 53: a folder where a file the build reads should be was an IsADirectoryError traceback."""
+    path = tmp_path / stepper.TRACE
+    path.mkdir(parents=True)
+    message = _build_error(SimpleNamespace(docs_dir=str(tmp_path)))
+    assert message.startswith(f"{path}: (the file): expected a file, found a folder"), message
+
+
 WRONG = st.one_of(
     st.none(),
     st.booleans(),
