@@ -46,10 +46,17 @@ def seed_interval(values: Sequence[float]) -> tuple[float, float, float]:
 
 
 def _check_numbers(name: str, values: object) -> list[float]:
-    """A non-empty list of finite real numbers (bool is not a number here)."""
+    """A non-empty list of finite real numbers, as floats (bool is not a number here; nor is an int past the
+    largest float)."""
     if isinstance(values, str | bytes) or not isinstance(values, Sequence) or len(values) == 0:
         raise InputError(f"{name} must be a non-empty list of numbers, one per seed, got {echo(values, 80)}")
+    checked = []
     for index, value in enumerate(values):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        try:
+            number = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else math.nan
+        except OverflowError:  # an int (or Fraction) past the largest float is as unusable as infinity
+            raise InputError(f"{name}[{index}] must be a finite number, got one beyond the largest float") from None
+        if not math.isfinite(number):
             raise InputError(f"{name}[{index}] must be a finite number, got {echo(value, 60)}")
-    return [float(v) for v in values]
+        checked.append(number)
+    return checked
