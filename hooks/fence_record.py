@@ -31,6 +31,8 @@ from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 
 NOT_RUN = "아직 실행하지 않음"
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository these extensions belong to (its docs/ holds the record)."""
 
 _notebooks: dict[str, str] = {}
 """The notebook of each page with spec fences, when the MkDocs hook made them: page path in docs -> notebook path."""
@@ -153,7 +155,7 @@ class _Outputs(Preprocessor):
 class FenceRecordExtension(Extension):
     def __init__(self, **kwargs) -> None:
         self.config = {
-            "record": [f"docs/{fence_runs.RECORD_NAME}", "the fence record (from the folder the build runs in)"],
+            "record": [str(ROOT / "docs" / fence_runs.RECORD_NAME), "the fence record"],
             "repo_url": ["", "the repository (a GitHub one gets Colab links)"],
         }
         super().__init__(**kwargs)
@@ -184,7 +186,6 @@ def on_files(files, config):
     import fence_record  # the module the extension runs in: MkDocs loads this hook as a second copy of it
     from mkdocs.structure.files import File
 
-    root = Path(__file__).resolve().parent.parent  # the repository this hook belongs to (its pyproject.toml)
     snippets = config.mdx_configs.get("pymdownx.snippets", {})
     details = config.mdx_configs.get("pymdownx.blocks.details", {}).get("types", [])
     block_titles = {kind["name"]: kind.get("title", "") for kind in details if isinstance(kind, dict)}
@@ -198,7 +199,7 @@ def on_files(files, config):
         content = fence_notebooks.notebook(
             text,
             page=file.src_uri,
-            root=root,
+            root=ROOT,
             snippets=snippets,
             site_url=config.site_url,
             repo_url=config.repo_url,

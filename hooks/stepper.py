@@ -171,7 +171,7 @@ class _Data(Preprocessor):
 class StepperExtension(Extension):
     def __init__(self, **kwargs) -> None:
         self.config = {
-            "trace": [f"docs/{TRACE.as_posix()}", "the trace (from the folder the build runs in)"],
+            "trace": [str(Path(__file__).resolve().parent.parent / "docs" / TRACE), "the trace"],
             "live": [LIVE_PAGE, "the live page in the built site ('': none)"],
         }
         super().__init__(**kwargs)
