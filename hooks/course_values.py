@@ -14,20 +14,23 @@ recipe it belongs to and on which split it was measured:
 - the corpus counts (pairs, splits, vocabulary sizes) come from ``results/corpus/counts.json``
   (``python scripts/corpus_counts.py``, checked against the bundled corpus by tests/test_course_values.py).
 
-Every file goes through a validating reader: a missing, malformed, truncated or mistyped file stops the build with
-one line that names the file, the entry, what was expected and the command that re-creates the file
-(`ResultsFileError`). Reading needs only the standard library, so the site builds without torch.
+Every file is read by the one validating reader (`json_files.read`) against its JSON Schema in ``schemas/``: a
+missing, malformed, truncated or mistyped file, or a zero the build would divide by, stops the build with one line
+that names the file, the entry, what was expected and the command that re-creates the file (`ResultsFileError`).
+Reading needs no torch, so the site builds without it.
 """
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import Callable
+import sys
 from pathlib import Path
 from typing import Any
 
+from json_files import FileError, describe, fail, read
+
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))  # the package's statistics, which need no torch (the site builds without it)
+from seq2seq_attention.core.intervals import seed_interval  # noqa: E402
 
 COMPARE = "results/attention/results.json"
 CORPUS = "results/corpus/counts.json"
@@ -87,91 +90,13 @@ PACKAGED_MODELS = {
 SPECIAL_TOKENS = ("<pad>", "<sos>", "<eos>", "<unk>")
 
 
-class ResultsFileError(ValueError):
-    """A results file the prose reads is missing, malformed, truncated or holds a value of the wrong kind."""
+ResultsFileError = FileError
+"""A results file the prose reads is missing, malformed, truncated or holds a value of the wrong kind (one line)."""
 
 
-def _fail(relative: str, entry: str, expected: str, found: str, command: str, them: str = "it") -> None:
-    """Stop the build with the one line that names the file, the entry, what was expected and the command."""
-    raise ResultsFileError(
-        f"{relative}: {entry}: expected {expected}, found {found}; re-create {them} with `{command}`"
-    )
-
-
-class Reader:
-    """One results file, parsed strictly; `get` walks to an entry and checks its kind."""
-
-    def __init__(self, relative: str, command: str, root: Path = ROOT) -> None:
-        self.relative = relative
-        self.command = command
-        path = root / relative
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            self.fail("(the file)", "a file", "none")
-        except UnicodeDecodeError as error:
-            self.fail("(the file)", "UTF-8 text", f"bytes that are not UTF-8 at byte {error.start}")
-
-        def constant(name: str) -> None:
-            self.fail("(the file)", "strict JSON (no NaN or Infinity)", name)
-
-        try:
-            self.data = json.loads(text, parse_constant=constant)
-        except json.JSONDecodeError as error:
-            found = "an empty file" if not text.strip() else f"{error.msg} at line {error.lineno} column {error.colno}"
-            self.fail("(the file)", "a complete JSON document", found + " (truncated or malformed?)")
-
-    def fail(self, entry: str, expected: str, found: str) -> None:
-        _fail(self.relative, entry, expected, found, self.command)
-
-    def get(self, *keys: str | int, kind: str = "number") -> Any:
-        """The entry at `keys`, checked to be of `kind` (number, fraction, count, text, list, dict)."""
-        value: Any = self.data
-        walked: list[str] = []
-        for key in keys:
-            walked.append(f"[{key}]" if isinstance(key, int) else str(key))
-            where = ".".join(walked).replace(".[", "[")
-            if isinstance(key, int):
-                if not isinstance(value, list) or not -len(value) <= key < len(value):
-                    self.fail(where, f"a list with an entry {key}", _describe(value))
-            elif not isinstance(value, dict) or key not in value:
-                self.fail(where, f"an object with the key {key!r}", _describe(value))
-            value = value[key]
-        where = ".".join(walked).replace(".[", "[") or "(the file)"
-        check, expected = KINDS[kind]
-        if not check(value):
-            self.fail(where, expected, _describe(value))
-        return value
-
-    def indices(self, *keys: str | int) -> range:
-        """The indices of the non-empty list at `keys`."""
-        return range(len(self.get(*keys, kind="list")))
-
-    def each(self, *keys: str | int, kind: str = "number") -> list[Any]:
-        """Every entry of the non-empty list at `keys`, each checked to be of `kind`."""
-        return [self.get(*keys, index, kind=kind) for index in self.indices(*keys)]
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-KINDS: dict[str, tuple[Callable[[object], bool], str]] = {
-    "number": (_number, "a finite number"),
-    "fraction": (lambda v: _number(v) and 0 <= v <= 1, "a number between 0 and 1"),
-    "count": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "a whole number >= 0"),
-    "text": (lambda v: isinstance(v, str) and v != "", "a non-empty string"),
-    "list": (lambda v: isinstance(v, list) and len(v) > 0, "a non-empty list"),
-    "dict": (lambda v: isinstance(v, dict), "an object"),
-}
-
-
-def _describe(value: object) -> str:
-    if isinstance(value, dict):
-        return f"an object with keys {sorted(value)[:6]}" + (" ..." if len(value) > 6 else "")
-    if isinstance(value, list):
-        return f"a list of {len(value)}"
-    return f"{type(value).__name__} {value!r}"[:80]
+def _read(relative: str, schema: str, root: Path, command: str | None = None) -> Any:
+    """The results file `relative` under `root`, valid against ``schemas/<schema>.schema.json``."""
+    return read(root / relative, schema, command or COMMANDS[relative], relative)
 
 
 def count(value: int) -> str:
@@ -202,84 +127,64 @@ def alignment_statistics(weights: list[list[float]]) -> dict[str, float]:
 
 
 def _compare(values: dict[str, str], root: Path) -> None:
-    reader = Reader(COMPARE, COMMANDS[COMPARE], root)
-    for key in ("pairs", "train", "held_out"):
-        reader.get("data", key, kind="count")
-    settings = reader.get("settings", kind="dict")
-    if settings.get("split") != "by_english":
-        reader.fail("settings.split", "'by_english' (the prose names it the main split)", repr(settings.get("split")))
-    values["hidden_compare_h128"] = str(reader.get("settings", "hidden_size", kind="count"))
-    values["epochs_compare_h128"] = str(reader.get("settings", "epochs", kind="count"))
-    found = set()
-    for index in reader.indices("models"):
-        decoder = reader.get("models", index, "decoder", kind="text")
+    data = _read(COMPARE, "attention-results", root)
+    settings = data["settings"]
+    values["hidden_compare_h128"] = str(settings["hidden_size"])
+    values["epochs_compare_h128"] = str(settings["epochs"])
+    bleu = {}
+    for model in data["models"]:
+        decoder = model["decoder"]
         if decoder not in COMPARE_DECODERS:
             continue
-        found.add(decoder)
         name = COMPARE_DECODERS[decoder]
-        values[f"bleu_{name}_compare_h128_test"] = score(reader.get("models", index, "bleu"))
-        values[f"bleu_std_{name}_compare_h128_test"] = score(reader.get("models", index, "bleu_std"))
-        for seed, bleu in enumerate(reader.each("models", index, "bleu_per_seed")):
-            values[f"bleu_{name}_compare_h128_seed{seed}_test"] = score(bleu)
-        values[f"exact_{name}_compare_h128_test"] = percent(reader.get("models", index, "exact_match", kind="fraction"))
+        bleu[decoder] = float(score(model["bleu"]))  # the mean difference is that of the two means as the table shows
+        values[f"bleu_{name}_compare_h128_test"] = score(model["bleu"])
+        values[f"bleu_std_{name}_compare_h128_test"] = score(model["bleu_std"])
+        for seed, value in enumerate(model["bleu_per_seed"]):
+            values[f"bleu_{name}_compare_h128_seed{seed}_test"] = score(value)
+        values[f"exact_{name}_compare_h128_test"] = percent(model["exact_match"])
         if decoder != "gru":
-            peak = reader.get("models", index, "mean_max_weight", kind="fraction")
-            values[f"peak_{name}_compare_h128_test"] = f"{peak:.2f}"
-    missing = set(COMPARE_DECODERS) - found
-    if missing:
-        reader.fail("models", f"a model for each of {sorted(COMPARE_DECODERS)}", f"none for {sorted(missing)}")
-    values["batch_compare_h128"] = str(reader.get("settings", "batch_size", kind="count"))
-    values["learning_rate_compare_h128"] = f"{reader.get('settings', 'learning_rate'):g}"
-    values["teacher_forcing_percent_compare_h128"] = percent(
-        reader.get("settings", "teacher_forcing_ratio", kind="fraction"), 0
-    )
-    values["time_budget_compare_h128"] = f"{reader.get('settings', 'time_budget'):g}"
-    bleu = {d: float(values[f"bleu_{COMPARE_DECODERS[d]}_compare_h128_test"]) for d in COMPARE_DECODERS}
-    for index in reader.indices("comparisons"):
-        baseline = reader.get("comparisons", index, "baseline", kind="text")
-        system = reader.get("comparisons", index, "system", kind="text")
-        if baseline not in COMPARE_DECODERS or system not in COMPARE_DECODERS:
-            reader.fail(f"comparisons[{index}]", f"decoders among {sorted(COMPARE_DECODERS)}", f"{baseline}, {system}")
+            values[f"peak_{name}_compare_h128_test"] = f"{model['mean_max_weight']:.2f}"
+    values["batch_compare_h128"] = str(settings["batch_size"])
+    values["learning_rate_compare_h128"] = f"{settings['learning_rate']:g}"
+    values["teacher_forcing_percent_compare_h128"] = percent(settings["teacher_forcing_ratio"], 0)
+    values["time_budget_compare_h128"] = f"{settings['time_budget']:g}"
+    for comparison in data["comparisons"]:
+        baseline, system = comparison["baseline"], comparison["system"]
         name = f"{COMPARE_DECODERS[system]}_vs_{COMPARE_DECODERS[baseline]}_compare_h128"
-        differences = reader.each("comparisons", index, "difference_per_seed")
+        differences = comparison["difference_per_seed"]
         for seed, difference in enumerate(differences):
             values[f"diff_{name}_seed{seed}_test"] = f"{difference:+.2f}"
-        # the mean difference is that of the two means as the table shows them
         _paired(values, f"{name}_test", differences, mean=bleu[system] - bleu[baseline])
-        values[f"p_max_{name}_test"] = f"{max(reader.each('comparisons', index, 'p_value_per_seed')):g}"
+        values[f"p_max_{name}_test"] = f"{max(comparison['p_value_per_seed']):g}"
     for decoder in ("bahdanau", "luong"):
         stats = []
-        for index in reader.indices("heatmaps"):
-            weights = reader.get("heatmaps", index, decoder, "weights", kind="list")
-            source = reader.get("heatmaps", index, "source", kind="text")
-            if len(weights) < 2:
-                reader.fail(f"heatmaps[{index}].{decoder}.weights", "two rows or more", _describe(weights))
-            for t, row in enumerate(weights):
-                if not isinstance(row, list) or len(row) != len(source.split()) + 1 or not all(map(_number, row)):
-                    reader.fail(
-                        f"heatmaps[{index}].{decoder}.weights[{t}]",
-                        f"{len(source.split()) + 1} numbers (the source words and <eos>)",
-                        _describe(row),
-                    )
-            stats.append(alignment_statistics(weights))
+        for index, heatmap in enumerate(data["heatmaps"]):
+            width = len(heatmap["source"].split()) + 1
+            for t, row in enumerate(heatmap[decoder]["weights"]):
+                if len(row) != width:
+                    wanted = f"{width} numbers (the source words and <eos>)"
+                    fail(COMPARE, f"heatmaps[{index}].{decoder}.weights[{t}]", wanted, describe(row), COMMANDS[COMPARE])
+            stats.append(alignment_statistics(heatmap[decoder]["weights"]))
         name = COMPARE_DECODERS[decoder]
         for key in ("diagonal", "subject", "verb"):
             values[f"{key}_{name}_compare_h128_seed0_heatmaps"] = f"{sum(s[key] for s in stats) / len(stats):.2f}"
 
 
 def _corpus(values: dict[str, str], root: Path) -> None:
-    reader = Reader(CORPUS, COMMANDS[CORPUS], root)
-    values["lines_corpus_raw"] = count(reader.get("lines", kind="count"))
-    values["pairs_total"] = count(reader.get("pairs", kind="count"))
+    data = _read(CORPUS, "corpus-counts", root)
+    values["lines_corpus_raw"] = count(data["lines"])
+    values["pairs_total"] = count(data["pairs"])
     for split in ("by_english", "by_french"):
-        values[f"pairs_train_{split}"] = count(reader.get("splits", split, "train", kind="count"))
-        values[f"pairs_test_{split}"] = count(reader.get("splits", split, "test", kind="count"))
-        values[f"pairs_dev_{split}"] = count(reader.get("splits", split, "dev", kind="count"))
-        values[f"overlap_pairs_{split}"] = count(reader.get("splits", split, "test_targets_in_train", kind="count"))
-        values[f"overlap_percent_{split}"] = percent(reader.get("splits", split, "target_overlap", kind="fraction"))
+        counts = data["splits"][split]
+        values[f"pairs_train_{split}"] = count(counts["train"])
+        values[f"pairs_test_{split}"] = count(counts["test"])
+        values[f"pairs_dev_{split}"] = count(counts["dev"])
+        values[f"overlap_pairs_{split}"] = count(counts["test_targets_in_train"])
+        values[f"overlap_percent_{split}"] = percent(counts["target_overlap"])
     for side in ("source", "target"):
-        entries = reader.get("vocabularies", "all_pairs", f"{side}_entries", kind="count")
-        words = entries - len(SPECIAL_TOKENS)
+        words = data["vocabularies"]["all_pairs"][f"{side}_entries"] - len(SPECIAL_TOKENS)
+
         values[f"vocab_words_{side}_all_pairs"] = count(words)
         values[f"tutorial_n_words_{side}_all_pairs"] = count(words + 2)  # the tutorial's Lang counts SOS and EOS
 
@@ -287,29 +192,23 @@ def _corpus(values: dict[str, str], root: Path) -> None:
 def _packaged(values: dict[str, str], root: Path) -> None:
     for name, label in PACKAGED_MODELS.items():
         relative = PACKAGED.format(name=name)
-        reader = Reader(relative, COMMANDS[PACKAGED].format(name=name), root)
-        split = reader.get("training", "evaluation", "split", kind="text")
-        if split != "by_english":
-            reader.fail("training.evaluation.split", "'by_english'", repr(split))
-        values[f"bleu_{label}_test"] = score(reader.get("training", "evaluation", "bleu"))
-        values[f"exact_{label}_test"] = percent(reader.get("training", "evaluation", "exact_match", kind="fraction"))
-        values[f"pairs_test_{label}"] = count(reader.get("training", "evaluation", "pairs", kind="count"))
-        values[f"hidden_{label}"] = str(reader.get("config", "hidden_size", kind="count"))
-        reader.get("training", "config", kind="dict")
+        data = _read(relative, "packaged-checkpoint", root, COMMANDS[PACKAGED].format(name=name))
+        training, evaluation = data["training"], data["training"]["evaluation"]
+        values[f"bleu_{label}_test"] = score(evaluation["bleu"])
+        values[f"exact_{label}_test"] = percent(evaluation["exact_match"])
+        values[f"pairs_test_{label}"] = count(evaluation["pairs"])
+        values[f"hidden_{label}"] = str(data["config"]["hidden_size"])
         for key, short in (("batch_size", "batch"), ("epochs", "epochs_cap"), ("learning_rate", "learning_rate")):
-            values[f"{short}_{label}"] = f"{reader.get('training', 'config', key):g}"
+            values[f"{short}_{label}"] = f"{training['config'][key]:g}"
         for key in ("time_budget", "label_smoothing", "dropout"):
-            values[f"{key}_{label}"] = f"{reader.get('training', 'config', key):g}"
-        values[f"epochs_{label}"] = str(reader.get("training", "epoch", kind="count"))
-        values[f"size_mb_{label}"] = f"{reader.get('files', 'model', 'bytes', kind='count') / 1e6:.1f}"
+            values[f"{key}_{label}"] = f"{training['config'][key]:g}"
+        values[f"epochs_{label}"] = str(training["epoch"])
+        values[f"size_mb_{label}"] = f"{data['files']['model']['bytes'] / 1e6:.1f}"
         if name == "bahdanau":
-            words = reader.get("vocabularies", "source", "index2word", kind="list")
-            target = reader.get("vocabularies", "target", "index2word", kind="list")
-            if list(words[: len(SPECIAL_TOKENS)]) != list(SPECIAL_TOKENS):
-                reader.fail("vocabularies.source.index2word", f"to start with {list(SPECIAL_TOKENS)}", str(words[:4]))
+            words = data["vocabularies"]["source"]["index2word"]
             values["vocab_entries_source_packaged"] = count(len(words))
             values["vocab_words_source_packaged"] = count(len(words) - len(SPECIAL_TOKENS))
-            values["vocab_entries_target_packaged"] = count(len(target))
+            values["vocab_entries_target_packaged"] = count(len(data["vocabularies"]["target"]["index2word"]))
 
 
 SEQ2SEQ_RUNS = {
@@ -323,63 +222,51 @@ SEQ2SEQ_RUNS = {
 
 def _seq2seq(values: dict[str, str], root: Path) -> None:
     """The paired comparisons of the packaged translators' runs (results/seq2seq/metrics.json, one seed each)."""
-    reader = Reader(SEQ2SEQ, COMMANDS[SEQ2SEQ], root)
+    data = _read(SEQ2SEQ, "seq2seq-metrics", root)
     for run, name in SEQ2SEQ_RUNS.items():
-        if reader.get("runs", run, "split", kind="text") != "by_english":
-            reader.fail(f"runs.{run}.split", "'by_english'", repr(reader.get("runs", run, "split")))
-        values[f"best_test_loss_{name}_test"] = f"{reader.get('runs', run, 'best_test_loss'):.2f}"
-    for index in reader.indices("comparisons"):
-        runs = [reader.get("comparisons", index, side, kind="text") for side in ("baseline", "system")]
+        values[f"best_test_loss_{name}_test"] = f"{data['runs'][run]['best_test_loss']:.2f}"
+    for comparison in data["comparisons"]:
+        runs = [comparison[side] for side in ("baseline", "system")]
         names = [run.removesuffix(" (greedy)") for run in runs]
         if not all(run.endswith(" (greedy)") for run in runs) or not all(n in SEQ2SEQ_RUNS for n in names):
             continue
         name = f"{SEQ2SEQ_RUNS[names[1]]}_vs_{SEQ2SEQ_RUNS[names[0]]}"
-        values[f"diff_{name}_seed0_test"] = f"{reader.get('comparisons', index, 'difference'):+.2f}"
-        values[f"p_{name}_seed0_test"] = f"{reader.get('comparisons', index, 'p_value', kind='fraction'):g}"
+        values[f"diff_{name}_seed0_test"] = f"{comparison['difference']:+.2f}"
+        values[f"p_{name}_seed0_test"] = f"{comparison['p_value']:g}"
 
 
 def _fence_record(values: dict[str, str], root: Path) -> None:
     """When and where the fences' GPU runs were last recorded (the newest CUDA run in the record)."""
-    reader = Reader(FENCE_RECORD, COMMANDS[FENCE_RECORD], root)
-    newest = None
-    for page in reader.get("pages", kind="dict"):
-        for index in reader.indices("pages", page):
-            runs = reader.get("pages", page, index, "runs", kind="dict")
-            if "cuda" in runs:
-                run = tuple(
-                    reader.get("pages", page, index, "runs", "cuda", key, kind="text")
-                    for key in ("date", "device", "torch")
-                )
-                newest = max(newest or run, run)
-    if newest is None:
-        reader.fail("pages", "at least one fence run recorded on CUDA", "none")
+    data = _read(FENCE_RECORD, "fence-runs", root)
+    runs = [fence["runs"]["cuda"] for fences in data["pages"].values() for fence in fences if "cuda" in fence["runs"]]
+    if not runs:
+        fail(FENCE_RECORD, "pages", "at least one fence run recorded on CUDA", "none", COMMANDS[FENCE_RECORD])
+    newest = max((run["date"], run["device"], run["torch"]) for run in runs)
     values["gpu_record_date"], values["gpu_record_device"], values["gpu_record_torch"] = newest
 
 
 def _sentiment(values: dict[str, str], root: Path) -> None:
     """Chapter 5: the classifiers' data sizes, mean test accuracy over seeds and the figure's first sentence."""
-    reader = Reader(SENTIMENT, COMMANDS[SENTIMENT], root)
-    for index in reader.indices("table"):
-        setup = reader.get("table", index, "setup", kind="text")
-        kind = reader.get("table", index, "kind", kind="text")
-        test = reader.get("table", index, "test_size", kind="count")
+    data = _read(SENTIMENT, "sentiment-accuracy", root)
+    for row in data["table"]:
+        setup, kind, test = row["setup"], row["kind"], row["test_size"]
         values[f"test_sentences_sentiment_{setup}"] = count(test)
-        values[f"train_sentences_sentiment_{setup}"] = count(reader.get("table", index, "train_size", kind="count"))
+        values[f"train_sentences_sentiment_{setup}"] = count(row["train_size"])
         values[f"points_per_sentence_sentiment_{setup}_test"] = f"{100 / test:.1f}"
-        values[f"accuracy_mean_{kind}_sentiment_{setup}_test"] = (
-            f"{reader.get('table', index, 'mean', kind='fraction'):.2f}"
-        )
-        parameters = reader.get("table", index, "parameters", kind="count")
-        values[f"parameters_ten_thousands_{kind}_sentiment_{setup}"] = str(round(parameters / 10_000))
-    recipe = Reader("results/sentiment/checkpoints/all_attention/checkpoint.json", COMMANDS[SENTIMENT], root)
-    values["batch_attention_sentiment"] = str(recipe.get("training", "config", "batch_size", kind="count"))
-    values["learning_rate_attention_sentiment"] = f"{recipe.get('training', 'config', 'learning_rate'):g}"
-    values["clip_attention_sentiment"] = f"{recipe.get('training', 'config', 'clip'):g}"
-    reader.get("figures", "all", "sentences", kind="list")
+        values[f"accuracy_mean_{kind}_sentiment_{setup}_test"] = f"{row['mean']:.2f}"
+        values[f"parameters_ten_thousands_{kind}_sentiment_{setup}"] = str(round(row["parameters"] / 10_000))
+    relative = "results/sentiment/checkpoints/all_attention/checkpoint.json"
+    recipe = _read(relative, "sentiment-checkpoint", root, COMMANDS[SENTIMENT])["training"]["config"]
+    values["batch_attention_sentiment"] = str(recipe["batch_size"])
+    values["learning_rate_attention_sentiment"] = f"{recipe['learning_rate']:g}"
+    values["clip_attention_sentiment"] = f"{recipe['clip']:g}"
     for setup in ("imdb", "all"):  # what the two attention figures show, measured on the weights they draw
-        shown = reader.indices("figures", setup, "sentences")
-        rows = [reader.get("figures", setup, "sentences", i, "weights", kind="list") for i in shown]
-        tokens = [reader.get("figures", setup, "sentences", i, "words", kind="list") for i in shown]
+        sentences = data["figures"][setup]["sentences"]
+        for index, sentence in enumerate(sentences):
+            if len(sentence["weights"]) != len(sentence["words"]):
+                where, found = f"figures.{setup}.sentences[{index}].weights", describe(sentence["weights"])
+                fail(SENTIMENT, where, f"{len(sentence['words'])} weights (one per word)", found, COMMANDS[SENTIMENT])
+        rows = [sentence["weights"] for sentence in sentences]
         values[f"sentences_sentiment_{setup}_figure"] = str(len(rows))
         values[f"first_over_last_sentiment_{setup}_figure"] = str(sum(row[0] > row[-1] for row in rows))
         values[f"decreasing_sentiment_{setup}_figure"] = str(
@@ -388,59 +275,51 @@ def _sentiment(values: dict[str, str], root: Path) -> None:
         halves = [sum(row[: len(row) // 2]) for row in rows]
         values[f"first_half_share_sentiment_{setup}_figure"] = f"{sum(halves) / len(halves):.2f}"
         values[f"argmax_words_sentiment_{setup}_figure"] = ", ".join(
-            words[max(range(len(row)), key=row.__getitem__)].rstrip("*")
-            for row, words in zip(rows, tokens, strict=True)
+            s["words"][max(range(len(s["weights"])), key=s["weights"].__getitem__)].rstrip("*") for s in sentences
         )
-    words = reader.get("figures", "all", "sentences", 0, "words", kind="list")
-    if "best" not in words:
-        reader.fail("figures.all.sentences[0].words", "the word 'best' (the page discusses it)", str(words)[:60])
-    weight = reader.get("figures", "all", "sentences", 0, "weights", words.index("best"), kind="fraction")
-    values["best_weight_attention_sentiment_all_figure"] = f"{weight:.2f}"
-    values["p_positive_attention_sentiment_all_figure"] = (
-        f"{reader.get('figures', 'all', 'sentences', 0, 'p_positive', kind='fraction'):.2f}"
-    )
+    first = data["figures"]["all"]["sentences"][0]
+    values["best_weight_attention_sentiment_all_figure"] = f"{first['weights'][first['words'].index('best')]:.2f}"
+    values["p_positive_attention_sentiment_all_figure"] = f"{first['p_positive']:.2f}"
 
 
 def _profile(values: dict[str, str], root: Path) -> None:
     """Chapter 6's profile of one epoch of training steps, and the one-loop trainer's speed over the tutorial loop."""
-    reader = Reader(PROFILE, COMMANDS[PROFILE], root)
-    values["ops_per_step_profile"] = count(round(reader.get("ops_per_step")))
-    share = reader.get("gemm_share", kind="fraction")
-    values["gemm_percent_profile"] = f"{100 * share:.0f}"
-    values["gemm_only_speedup_profile"] = f"{1 / share:.1f}"
-    over_peak = reader.get("gemm_gflops_per_s") / reader.get("sgemm_peak_gflops")
-    values["gemm_percent_of_sgemm_profile"] = f"{100 * over_peak:.0f}"
-    one_path = Reader(ONE_PATH, COMMANDS[ONE_PATH], root)
-    ratio = one_path.get("trainer_ab", "median_trainer_over_tutorial", "this")
+    data = _read(PROFILE, "profile", root)
+    values["ops_per_step_profile"] = count(round(data["ops_per_step"]))
+    values["gemm_percent_profile"] = f"{100 * data['gemm_share']:.0f}"
+    values["gemm_only_speedup_profile"] = f"{1 / data['gemm_share']:.1f}"
+    values["gemm_percent_of_sgemm_profile"] = f"{100 * data['gemm_gflops_per_s'] / data['sgemm_peak_gflops']:.0f}"
+    ratio = _read(ONE_PATH, "one-path", root)["trainer_ab"]["median_trainer_over_tutorial"]["this"]
     values["trainer_over_tutorial_one_path"] = f"{ratio:.1f}"
 
 
 def _benchmark(values: dict[str, str], root: Path) -> None:
     """Chapter 6's quality run: our trainer and the tutorial loop, 300 s each, on the leaky by_french split."""
-    reader = Reader(BENCHMARK, COMMANDS[BENCHMARK], root)
-    train, test = reader.get("data", "train", kind="count"), reader.get("data", "test", kind="count")
-    corpus = Reader(CORPUS, COMMANDS[CORPUS], root)
-    if (train, test) != (corpus.get("splits", "by_french", "train"), corpus.get("splits", "by_french", "test")):
-        reader.fail("data", "the by_french split's train/test counts (the chapter says so)", f"{train}/{test}")
+    data = _read(BENCHMARK, "benchmark", root)
+    train, test = data["data"]["train"], data["data"]["test"]
+    by_french = _read(CORPUS, "corpus-counts", root)["splits"]["by_french"]
+    if (train, test) != (by_french["train"], by_french["test"]):
+        wanted = "the by_french split's train/test counts (the chapter says so)"
+        fail(BENCHMARK, "data", wanted, f"{train}/{test}", COMMANDS[BENCHMARK])
+    settings = data["project_settings"]
     values["pairs_test_benchmark_by_french"] = count(test)
-    values["batch_project_benchmark_300s"] = str(reader.get("project_settings", "batch_size", kind="count"))
+    values["batch_project_benchmark_300s"] = str(settings["batch_size"])
     for key in ("learning_rate", "dropout", "label_smoothing"):
-        values[f"{key}_project_benchmark_300s"] = f"{reader.get('project_settings', key):g}"
-    values["epochs_planned_project_benchmark_300s"] = str(reader.get("quality_epochs_planned", kind="count"))
+        values[f"{key}_project_benchmark_300s"] = f"{settings[key]:g}"
+    values["epochs_planned_project_benchmark_300s"] = str(data["quality_epochs_planned"])
     values["pairs_train_benchmark_by_french"] = count(train)
-    values["vocab_target_benchmark_by_french"] = count(reader.get("data", "V", kind="count"))
-    values["torch_benchmark"] = reader.get("machine_before", "torch", kind="text")
-    values["load_1min_benchmark"] = f"{reader.get('machine_before', 'load_average_1_5_15', 0):.2f}"
-    threads2 = Reader(BENCHMARK_2, COMMANDS[BENCHMARK_2], root)
-    values["load_1min_benchmark_2_threads"] = f"{threads2.get('machine_before', 'load_average_1_5_15', 0):.2f}"
-    values["sgemm_peak_gflops_benchmark"] = f"{reader.get('sgemm_peak', 'gflops'):.1f}"
-    values["useful_gflop_per_epoch_benchmark"] = f"{reader.get('flop_model', 'useful_gflop_per_epoch'):.0f}"
-    values["useful_mflop_per_pair_benchmark"] = f"{reader.get('flop_model', 'useful_mflop_per_pair'):.1f}"
+    values["vocab_target_benchmark_by_french"] = count(data["data"]["V"])
+    values["torch_benchmark"] = data["machine_before"]["torch"]
+    values["load_1min_benchmark"] = f"{data['machine_before']['load_average_1_5_15'][0]:.2f}"
+    threads2 = _read(BENCHMARK_2, "benchmark-machine", root)
+    values["load_1min_benchmark_2_threads"] = f"{threads2['machine_before']['load_average_1_5_15'][0]:.2f}"
+    values["sgemm_peak_gflops_benchmark"] = f"{data['sgemm_peak']['gflops']:.1f}"
+    values["useful_gflop_per_epoch_benchmark"] = f"{data['flop_model']['useful_gflop_per_epoch']:.0f}"
+    values["useful_mflop_per_pair_benchmark"] = f"{data['flop_model']['useful_mflop_per_pair']:.1f}"
     for trainer in ("project", "tutorial"):
-        scores = [reader.get("quality", trainer, index, "bleu") for index in reader.indices("quality", trainer)]
-        best = max(range(len(scores)), key=scores.__getitem__)
-        values[f"bleu_best_{trainer}_benchmark_300s_by_french"] = score(scores[best])
-        values[f"seconds_best_{trainer}_benchmark_300s_by_french"] = f"{reader.get('quality', trainer, best, 'at_s'):g}"
+        best = max(data["quality"][trainer], key=lambda point: point["bleu"])
+        values[f"bleu_best_{trainer}_benchmark_300s_by_french"] = score(best["bleu"])
+        values[f"seconds_best_{trainer}_benchmark_300s_by_french"] = f"{best['at_s']:g}"
 
 
 RECIPE_ROWS = {"baseline": "recipe_baseline", "combo-b32-d0": "recipe_b32_d0", "combo-bi-b32-d0": "recipe_bi_b32_d0"}
@@ -466,11 +345,6 @@ BASELINE_SETTINGS = ("hidden_size", "batch_size", "learning_rate", "epochs", "dr
 """The baseline recipe's settings the appendix states (``<setting>_bahdanau_recipe_baseline``, from its dev runs)."""
 
 
-T_975 = {1: 12.706, 2: 4.303, 4: 2.776}
-"""Student-t 97.5% quantiles for 2, 3 and 5 seeds or runs (1, 2 and 4 degrees of freedom): `evaluate.T_975`, as the
-intervals use."""
-
-
 def _recipes(values: dict[str, str], root: Path) -> None:
     """The appendix's recipe runs (H=256; the decoder from each run's config): three seeds a row on the dev split, five
     on the test split."""
@@ -483,22 +357,18 @@ def _recipes(values: dict[str, str], root: Path) -> None:
             pattern = f"{row}-seed*.json"
             paths = sorted((root / folder).glob(pattern))
             if len(paths) != seeds:
-                _fail(f"{folder}/{pattern}", "(the files)", f"{seeds} seeds", str(len(paths)), COMMANDS[folder], "them")
+                fail(f"{folder}/{pattern}", "(the files)", f"{seeds} seeds", str(len(paths)), COMMANDS[folder], "them")
             bleus, cpu, wall, epochs = [], [], [], []
             for path in paths:
-                reader = Reader(str(path.relative_to(root)), COMMANDS[folder], root)
-                found = reader.get(key, "split", kind="text")
-                expected = "by_english" if key == "test" else "by_english:dev"
-                if found != expected:
-                    reader.fail(f"{key}.split", repr(expected), repr(found))
-                bleus.append(reader.get(key, "bleu"))
-                cpu.append(reader.get("cpu_seconds"))
-                wall.append(reader.get("wall_seconds"))
-                epochs.append(reader.get("epochs", kind="count"))
-                decoder = reader.get("config", "decoder", kind="text")
+                data = _read(str(path.relative_to(root)), f"quality-{key}", root, COMMANDS[folder])
+                bleus.append(data[key]["bleu"])
+                cpu.append(data["cpu_seconds"])
+                wall.append(data["wall_seconds"])
+                epochs.append(data["epochs"])
+                decoder = data["config"]["decoder"]
                 if row == "baseline" and key == "dev":
                     for setting in BASELINE_SETTINGS:
-                        values[f"{setting}_bahdanau_recipe_baseline"] = f"{reader.get('config', setting):g}"
+                        values[f"{setting}_bahdanau_recipe_baseline"] = f"{data['config'][setting]:g}"
             budget = "60s" if "-60s" in row else "300s"
             label = f"{decoder}_{recipe_name(row)}_h256_{budget}_{len(bleus)}seeds_{split}"
             _mean_and_interval(values, "bleu", label, bleus)
@@ -540,36 +410,27 @@ def _external(values: dict[str, str], root: Path) -> None:
     CPU-s on the test split, beam 5's mean, and the Transformer's one run at about 60 CPU-s."""
     for name, (model, runs) in EXTERNAL_RUNS.items():
         relative = EXTERNAL.format(name=name)
-        reader = Reader(relative, COMMANDS[relative], root)
-        found = reader.get("runs", kind="list")
-        if len(found) != runs:
-            reader.fail("runs", f"{runs} runs", f"{len(found)}")
+        data = _read(relative, "external-runs", root)
+        if len(data["runs"]) != runs:
+            fail(relative, "runs", f"{runs} runs", str(len(data["runs"])), COMMANDS[relative])
         label = f"{model}_300s_{runs}runs_test"
-        _mean_and_interval(values, "external_bleu", label, [reader.get("runs", i, "greedy_bleu") for i in range(runs)])
+        _mean_and_interval(values, "external_bleu", label, [run["greedy_bleu"] for run in data["runs"]])
         if name == "joey-transformer":
-            beams = [reader.get("runs", index, "beam5_bleu") for index in range(runs)]
+            beams = [run["beam5_bleu"] for run in data["runs"]]
             values[f"external_bleu_beam5_mean_{label}"] = score(sum(beams) / len(beams))
-            values[f"external_bleu_{model}_60s_1run_test"] = score(reader.get("at_60s", "greedy_bleu"))
-
-
-def _interval(values: list[float]) -> tuple[float, float, float]:
-    """(mean, low, high): the 95% Student-t interval of a mean over seeds, as evaluate.seed_interval."""
-    mean = sum(values) / len(values)
-    spread = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
-    half = T_975[len(values) - 1] * spread / len(values) ** 0.5
-    return mean, mean - half, mean + half
+            values[f"external_bleu_{model}_60s_1run_test"] = score(data["at_60s"]["greedy_bleu"])
 
 
 def _mean_and_interval(values: dict[str, str], quantity: str, label: str, samples: list[float]) -> None:
     """``<quantity>_mean_<label>``, ``_low_`` and ``_high_``: the BLEU mean over seeds or runs and its interval."""
-    for bound, value in zip(("mean", "low", "high"), _interval(samples), strict=True):
+    for bound, value in zip(("mean", "low", "high"), seed_interval(samples), strict=True):
         values[f"{quantity}_{bound}_{label}"] = score(value)
 
 
 def _paired(values: dict[str, str], label: str, differences: list[float], mean: float | None = None) -> None:
     """``diff_<mean, min, max, low, high>_<label>``: seed-paired BLEU differences, their mean (unless `mean` is
     given), range and 95% interval."""
-    average, low, high = _interval(differences)
+    average, low, high = seed_interval(differences)
     bounds = {"mean": average if mean is None else mean, "min": min(differences), "max": max(differences)}
     for bound, value in {**bounds, "low": low, "high": high}.items():
         values[f"diff_{bound}_{label}"] = f"{value:+.2f}"
@@ -584,10 +445,10 @@ def _file_bytes(relative: str, command: str, root: Path) -> int:
     """The size of a committed file the prose states, which must be there and not empty."""
     path = root / relative
     if not path.is_file():
-        _fail(relative, "(the file)", "a file", "none", command)
+        fail(relative, "(the file)", "a file", "a folder" if path.is_dir() else "none", command)
     size = path.stat().st_size
     if size == 0:
-        _fail(relative, "(the file)", "a non-empty file", "0 bytes", command)
+        fail(relative, "(the file)", "a non-empty file", "0 bytes", command)
     return size
 
 
@@ -626,5 +487,5 @@ def define_env(env: Any) -> None:
 
     try:
         env.variables.update(values())
-    except ResultsFileError as error:
+    except FileError as error:
         raise PluginError(str(error)) from None

@@ -1,4 +1,5 @@
-"""MkDocs hook: an excerpt's title comes from its snippet section, and links to those lines in the repository.
+"""Markdown extension `excerpts`: an excerpt's title comes from its snippet section, and links to those lines in the
+repository.
 
 A page shows source code with a fence that holds one snippet line::
 
@@ -8,9 +9,11 @@ A page shows source code with a fence that holds one snippet line::
 
 Before the page is converted, the fence gets the title ``path · names``: the classes, functions
 and constants the section defines (methods with their class), or the definition the section is a
-part of. When mkdocs.yml has a `repo_url` (CI sets it from the repository it runs in), the title
-links to the section's lines in the commit being built; without one there is nothing to link to,
-and the title is plain text. Titles are never typed on the pages (`tests/test_excerpts.py`).
+part of. When the extension has a `repo_url` (mkdocs.yml gives it ``REPO_URL``, which CI sets from the
+repository it runs in), the title links to the section's lines in the commit being built; without one
+there is nothing to link to, and the title is plain text. Titles are never typed on the pages
+(`tests/test_excerpts.py`). A preprocessor titles the fences before pymdownx.snippets includes the code;
+a postprocessor links the titles in the page's HTML.
 """
 
 import ast
@@ -21,15 +24,18 @@ from functools import cache
 from pathlib import Path
 
 import snippets
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import Files
-from mkdocs.structure.pages import Page
+from markdown import Extension, Markdown
+from markdown.postprocessors import Postprocessor
+from markdown.preprocessors import Preprocessor
 
 ROOT = Path(__file__).resolve().parent.parent
 TITLE = re.compile(r'\s*title="[^"]*"')
 PART = "일부"
 """Said after a definition the section shows only part of."""
+
+
+class ExcerptError(ValueError):
+    """An excerpt names a section its file lacks, or one that defines nothing."""
 
 
 @cache
@@ -44,10 +50,10 @@ def section_lines(path: str, section: str) -> tuple[int, int]:
     lines = text.splitlines()
     marks = snippets.marks(text).get(section, {})
     if set(marks) != {"start", "end"}:
-        raise PluginError(f"{path} has no section {section!r} (a start or end marker is missing)")
+        raise ExcerptError(f"{path} has no section {section!r} (a start or end marker is missing)")
     code = [n for n in range(marks["start"] + 1, marks["end"]) if lines[n - 1].strip()]
     if not code:
-        raise PluginError(f"{path}: section {section!r} is empty")
+        raise ExcerptError(f"{path}: section {section!r} is empty")
     return code[0], code[-1]
 
 
@@ -88,7 +94,7 @@ def section_names(path: str, section: str) -> str:
         return ", ".join(inside)
     if around:
         return f"{around} ({PART})"
-    raise PluginError(f"{path}:{section} defines nothing and lies in no definition; name it on the page")
+    raise ExcerptError(f"{path}:{section} defines nothing and lies in no definition; name it on the page")
 
 
 @cache
@@ -115,26 +121,56 @@ def excerpt_title(path: str, section: str) -> str:
     return f"{path} · {section_names(path, section)}"
 
 
-def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    links: dict[str, str] = {}
+class _Titles(Preprocessor):
+    """Each source excerpt's fence gets its title (before pymdownx.snippets replaces the snippet line)."""
 
-    def titled(match: re.Match) -> str:
-        path, section, options = match["path"], match["section"], match["options"]
-        if not (is_source_excerpt(match) and match["fence"] == "```"):
-            return match[0]
-        title = excerpt_title(path, section)
-        if config.repo_url:
-            links[html.escape(title)] = line_url(config.repo_url, path, section)
-        options = TITLE.sub("", options.removeprefix(".python notest"))
-        return f'```{{.python notest{options} title="{title}"}}\n--8<-- "{path}:{section}"\n```'
+    def __init__(self, md: Markdown, repo_url: str) -> None:
+        super().__init__(md)
+        self.repo_url = repo_url
+        self.links: dict[str, str] = {}
 
-    markdown = snippets.EXCERPT.sub(titled, markdown)
-    page.meta["excerpt_links"] = links
-    return markdown
+    def run(self, lines: list[str]) -> list[str]:
+        self.links.clear()
+
+        def titled(match: re.Match) -> str:
+            path, section, options = match["path"], match["section"], match["options"]
+            if not (is_source_excerpt(match) and match["fence"] == "```"):
+                return match[0]
+            title = excerpt_title(path, section)
+            if self.repo_url:
+                self.links[html.escape(title)] = line_url(self.repo_url, path, section)
+            options = TITLE.sub("", options.removeprefix(".python notest"))
+            return f'```{{.python notest{options} title="{title}"}}\n--8<-- "{path}:{section}"\n```'
+
+        return snippets.EXCERPT.sub(titled, "\n".join(lines)).split("\n")
 
 
-def on_page_content(content: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    for title, url in page.meta.get("excerpt_links", {}).items():
-        linked = f'<span class="filename"><a href="{html.escape(url)}" title="저장소에서 이 줄 보기">{title}</a></span>'
-        content = content.replace(f'<span class="filename">{title}</span>', linked)
-    return content
+class _Links(Postprocessor):
+    """Each title links to its lines in the repository (when there is one to link to)."""
+
+    def __init__(self, md: Markdown, titles: _Titles) -> None:
+        super().__init__(md)
+        self.titles = titles
+
+    def run(self, text: str) -> str:
+        for title, url in self.titles.links.items():
+            linked = (
+                f'<span class="filename"><a href="{html.escape(url)}" title="저장소에서 이 줄 보기">{title}</a></span>'
+            )
+            text = text.replace(f'<span class="filename">{title}</span>', linked)
+        return text
+
+
+class ExcerptsExtension(Extension):
+    def __init__(self, **kwargs) -> None:
+        self.config = {"repo_url": ["", "the repository the titles link into (none: plain titles)"]}
+        super().__init__(**kwargs)
+
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
+        titles = _Titles(md, self.getConfig("repo_url") or "")
+        md.preprocessors.register(titles, "excerpt_titles", 38)  # pymdownx.snippets is 32
+        md.postprocessors.register(_Links(md, titles), "excerpt_links", 15)  # after the raw HTML is back (30)
+
+
+def makeExtension(**kwargs) -> ExcerptsExtension:  # noqa: N802
+    return ExcerptsExtension(**kwargs)

@@ -1,4 +1,5 @@
-"""MkDocs hook: what each spec fence printed, under it; a stamp of the last verified runs; a notebook per page.
+"""Markdown extension `fence_record`: what each spec fence printed, under it, and a stamp of the last verified runs;
+and the MkDocs hook that writes a notebook per page.
 
 Everything comes from the committed record `docs/fence-runs.json` (`hooks/fence_runs.py`), written by
 `python -m pytest --record-fences`; the build runs no code. On a page with spec fences:
@@ -9,8 +10,15 @@ Everything comes from the committed record `docs/fence-runs.json` (`hooks/fence_
   the record holds (a device with no run: "아직 실행하지 않음"; fences without a run are counted);
 * a notebook of the page (`hooks/fence_notebooks.py`) next to it, with an "Open in Colab" link when the
   repository is on GitHub (`repo_url`), for the copy the site publishes on its gh-pages branch.
+
+The first two are the extension's (a preprocessor, before pymdownx.snippets), so any engine that renders
+Python-Markdown shows them. The notebooks need the whole site (a generated file per page): this module is also
+a MkDocs hook, whose `on_files` adds them and tells the extension to link them; under an engine that runs no
+MkDocs hooks (Zensical), pages have no notebook and the stamp no notebook link. The hook's `on_config` reads the
+record first, so that a malformed one stops a MkDocs build with its one line before any page is rendered.
 """
 
+import functools
 import html
 import posixpath
 from collections.abc import Sequence
@@ -18,16 +26,16 @@ from pathlib import Path, PurePosixPath
 
 import fence_notebooks
 import fence_runs
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
-from mkdocs.structure.pages import Page
+from engine import page_of
+from markdown import Extension, Markdown
+from markdown.preprocessors import Preprocessor
 
 NOT_RUN = "아직 실행하지 않음"
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository these extensions belong to (its docs/ holds the record)."""
 
-_runs: dict[str, dict[str, dict]] = {}
 _notebooks: dict[str, str] = {}
-"""The notebook of each page with spec fences: page path in docs -> notebook path in the site."""
+"""The notebook of each page with spec fences, when the MkDocs hook made them: page path in docs -> notebook path."""
 
 
 def notebook_path(page: str) -> str:
@@ -96,20 +104,93 @@ def output_blocks(fence: fence_runs.Fence, runs: dict[str, dict[str, dict]]) -> 
     return blocks
 
 
-def on_config(config: MkDocsConfig) -> None:
-    global _runs
+@functools.cache
+def _load(path: Path, changed: float) -> dict[str, dict[str, dict]]:
+    return fence_runs.load(path)
+
+
+def runs_in(path: Path) -> dict[str, dict[str, dict]]:
+    """The record at `path`, read once per version of the file."""
+    return _load(path, path.stat().st_mtime if path.is_file() else 0.0)
+
+
+def page_markdown(markdown: str, page: str, runs: dict, repo_url: str | None) -> str:
+    """`markdown` (the page `page`, a path in docs) with each fence's recorded output under it and the stamp under its
+    title (and the notebook links, when there is a notebook of the page)."""
+    fences = fence_runs.spec_fences(markdown)
+    if not fences:
+        return markdown
+    lines = markdown.split("\n")
+    for fence in reversed(fences):
+        blocks = output_blocks(fence, runs)
+        if blocks:
+            lines[fence.end : fence.end] = ["", *blocks, ""]
+    record = posixpath.relpath(fence_runs.RECORD_NAME, posixpath.dirname(page) or ".")
+    verified = html.escape(stamp(fences, runs)).replace("검증", f"[검증]({record})", 1)  # the record itself
+    parts = [verified]
+    notebook = _notebooks.get(page)
+    if notebook:
+        parts.append(f"[노트북으로 받기]({PurePosixPath(notebook).name}){{ download }}")
+        colab = fence_notebooks.colab_url(repo_url, notebook)
+        if colab:
+            parts.append(f"[Colab에서 열기]({colab})")
+    line = f'<p class="fence-record" markdown>{" · ".join(parts)}</p>'
+    title = next((i for i, text in enumerate(lines) if text.startswith("# ")), -1)
+    lines[title + 1 : title + 1] = ["", line, ""]
+    return "\n".join(lines)
+
+
+class _Outputs(Preprocessor):
+    def __init__(self, md: Markdown, record: Path, repo_url: str | None) -> None:
+        super().__init__(md)
+        self.record, self.repo_url = record, repo_url
+
+    def run(self, lines: list[str]) -> list[str]:
+        page = page_of(self.md)
+        if page is None:
+            return lines
+        return page_markdown("\n".join(lines), page.path, runs_in(self.record), self.repo_url).split("\n")
+
+
+class FenceRecordExtension(Extension):
+    def __init__(self, **kwargs) -> None:
+        self.config = {
+            "record": [str(ROOT / "docs" / fence_runs.RECORD_NAME), "the fence record"],
+            "repo_url": ["", "the repository (a GitHub one gets Colab links)"],
+        }
+        super().__init__(**kwargs)
+
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
+        outputs = _Outputs(md, Path(self.getConfig("record")), self.getConfig("repo_url") or None)
+        md.preprocessors.register(outputs, "fence_record", 37)  # after excerpts (38), before pymdownx.snippets (32)
+
+
+def makeExtension(**kwargs) -> FenceRecordExtension:  # noqa: N802
+    return FenceRecordExtension(**kwargs)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The MkDocs hook: the record checked before any page, and the notebooks (they need the whole site)
+
+
+def on_config(config) -> None:
+    from mkdocs.exceptions import PluginError
+
     try:
-        _runs = fence_runs.load(Path(config.docs_dir) / fence_runs.RECORD_NAME)
+        fence_runs.load(Path(config.docs_dir) / fence_runs.RECORD_NAME)
     except fence_runs.RecordError as error:  # a malformed record stops the build with its one line
         raise PluginError(str(error)) from None
 
 
-def on_files(files: Files, config: MkDocsConfig) -> Files:
-    root = Path(__file__).resolve().parent.parent  # the repository this hook belongs to (its pyproject.toml)
+def on_files(files, config):
+    import fence_record  # the module the extension runs in: MkDocs loads this hook as a second copy of it
+    from mkdocs.structure.files import File
+
     snippets = config.mdx_configs.get("pymdownx.snippets", {})
     details = config.mdx_configs.get("pymdownx.blocks.details", {}).get("types", [])
     block_titles = {kind["name"]: kind.get("title", "") for kind in details if isinstance(kind, dict)}
-    _notebooks.clear()
+    runs = runs_in(Path(config.docs_dir) / fence_runs.RECORD_NAME)
+    fence_record._notebooks.clear()
     for file in list(files.documentation_pages()):
         text = file.content_string
         if not fence_runs.spec_fences(text):
@@ -118,37 +199,13 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         content = fence_notebooks.notebook(
             text,
             page=file.src_uri,
-            root=root,
+            root=ROOT,
             snippets=snippets,
             site_url=config.site_url,
             repo_url=config.repo_url,
-            runs=_runs,
+            runs=runs,
             block_titles=block_titles,
         )
         files.append(File.generated(config, path, content=content))
-        _notebooks[file.src_uri] = path
+        fence_record._notebooks[file.src_uri] = path
     return files
-
-
-def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    fences = fence_runs.spec_fences(markdown)
-    if not fences:
-        return markdown
-    lines = markdown.split("\n")
-    for fence in reversed(fences):
-        blocks = output_blocks(fence, _runs)
-        if blocks:
-            lines[fence.end : fence.end] = ["", *blocks, ""]
-    record = posixpath.relpath(fence_runs.RECORD_NAME, posixpath.dirname(page.file.src_uri) or ".")
-    verified = html.escape(stamp(fences, _runs)).replace("검증", f"[검증]({record})", 1)  # the record itself
-    parts = [verified]
-    notebook = _notebooks.get(page.file.src_uri)
-    if notebook:
-        parts.append(f"[노트북으로 받기]({PurePosixPath(notebook).name}){{ download }}")
-        colab = fence_notebooks.colab_url(config.repo_url, notebook)
-        if colab:
-            parts.append(f"[Colab에서 열기]({colab})")
-    line = f'<p class="fence-record" markdown>{" · ".join(parts)}</p>'
-    title = next((i for i, text in enumerate(lines) if text.startswith("# ")), -1)
-    lines[title + 1 : title + 1] = ["", line, ""]
-    return "\n".join(lines)

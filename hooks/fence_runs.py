@@ -13,16 +13,15 @@ does not (it runs once, on the CPU). A run is its outcome, what the fence printe
 duration, the PyTorch version, the device's name and the date.
 """
 
-import contextlib
 import functools
 import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from json_files import FileError, read
 from pytest_markdown_docs.plugin import FenceSyntax, extract_fence_tests, pytest_markdown_docs_markdown_it
 
 RECORD_NAME = "fence-runs.json"
@@ -123,118 +122,24 @@ def cap_output(text: str) -> str:
     return f"{kept}\n… (출력 {len(lines)}줄, {len(text)}자 중 앞부분만 기록)"
 
 
-class RecordError(ValueError):
-    """The record cannot be read: one line naming the file, the page, the fence, what was expected and how to
-    re-record (the site build stops with it, `hooks/fence_record.py`)."""
-
-
-RUN_FIELDS = {"outcome": str, "output": str, "seconds": (int, float), "torch": str, "device": str, "date": str}
-"""What every recorded run holds, and its JSON type (`error` is optional: a string, for a failed run)."""
-OUTCOMES = ("passed", "failed", "skipped")
+RecordError = FileError
+"""The record cannot be read: one line naming the file, the entry (page, fence, run), what was expected and how to
+re-record (the site build stops with it, `hooks/fence_record.py`)."""
+SCHEMA = "fence-runs"
+"""The record's JSON Schema (``schemas/fence-runs.schema.json``)."""
 
 
 def load(path: Path) -> dict[str, dict[str, dict]]:
     """The runs of the record at `path`, by fence key: ``{key: {tag: run}}`` (empty when there is none).
 
-    The one reader of the record (the site hooks, the notebooks and the test run all read it here);
-    it checks the whole record against its shape first, so that a malformed file gives one
-    `RecordError` line, never a `KeyError` halfway through a build.
-
-    Raises:
-        RecordError: the file is not JSON (truncated, a merge conflict left in it) or not the record's
-            shape; the message names the file, the page, the fence and what was expected.
+    The one reader of the record (the site, the notebooks and the test run all read it here); `json_files.read`
+    checks the whole record against its schema first, so that a malformed file gives one `RecordError` line, never
+    a `KeyError` halfway through a build.
     """
-    if not path.is_file():
+    if not path.exists():
         return {}
-    record = read_json(path, lambda problem: RecordError(_message(path, None, None, problem)))
-    _check_record(path, record)
+    record = read(path, SCHEMA, RECORD_COMMAND)
     return {fence["key"]: fence["runs"] for fence in (f for fs in record["pages"].values() for f in fs)}
-
-
-CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ", "||||||| ")
-
-
-def read_json(path: Path, error: Callable[[str], Exception]) -> object:
-    """The JSON document in the committed file `path` (the record, the stepper's trace); a file that cannot be read,
-    holds a merge-conflict marker or is not complete JSON raises `error(problem)`, ``problem`` saying which."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        raise error(f"cannot be read ({problem})") from None
-    conflict = next((n for n, line in enumerate(text.splitlines(), 1) if line.startswith(CONFLICT_MARKERS)), None)
-    if conflict is not None:
-        raise error(f"holds a merge-conflict marker at line {conflict}") from None
-    try:
-        return json.loads(text)
-    except ValueError as problem:  # json.JSONDecodeError: a truncated or hand-broken file
-        raise error(f"is not complete JSON ({problem})") from None
-
-
-def _message(path: Path, page: str | None, fence: str | None, problem: str) -> str:
-    where = "".join(f", {part}" for part in (page and f"page {page!r}", fence) if part)
-    return (
-        f"{path}{where}: {problem}. The record is written by `{RECORD_COMMAND}`: restore the committed one "
-        f"(git checkout -- {path}) or delete it, then re-record with `{RECORD_COMMAND}`"
-    )
-
-
-def _fence_name(path: Path, page: str, number: int, key: object) -> str:
-    """'fence 3 (line 120)': the entry's place in the page's list, and its line when the page still holds that code."""
-    lines = {}
-    if not PurePosixPath(page).is_absolute() and ".." not in PurePosixPath(page).parts:  # a page in docs/
-        with contextlib.suppress(OSError, UnicodeDecodeError, ValueError):
-            lines = {fence.key: fence.line for fence in spec_fences((path.parent / page).read_text(encoding="utf-8"))}
-    where = f"line {lines[key]}" if isinstance(key, str) and key in lines else f"key {key!r}"
-    return f"fence {number} ({where})"
-
-
-def _check_record(path: Path, record: object) -> None:
-    """Raise `RecordError` at the first place `record` differs from the record's shape."""
-
-    def fail(page: str | None, fence: tuple[int, object] | None, problem: str) -> None:
-        name = None if fence is None else _fence_name(path, page, *fence)  # only now: it reads the page
-        raise RecordError(_message(path, page, name, problem))
-
-    if not isinstance(record, dict) or not isinstance(record.get("pages"), dict):
-        got = type(record.get("pages")).__name__ if isinstance(record, dict) else type(record).__name__
-        fail(None, None, f'expected an object with "pages": {{page: [fences]}}, got {got}')
-    for page, fences in record["pages"].items():
-        if not isinstance(fences, list):
-            fail(page, None, f"expected a list of fences, got {type(fences).__name__}")
-        for number, entry in enumerate(fences, start=1):
-            key = entry.get("key") if isinstance(entry, dict) else None
-            name = (number, key)
-            if not isinstance(entry, dict) or not isinstance(key, str) or not isinstance(entry.get("runs"), dict):
-                fail(page, name, 'expected {"key": "<hash>", "runs": {tag: run}}, got ' + short(entry))
-            for tag, run in entry["runs"].items():
-                if tag not in (*DEVICES, NO_DEVICE):
-                    fail(page, name, f"run tag {tag!r} is not one of {', '.join((*DEVICES, NO_DEVICE))}")
-                if not isinstance(run, dict):
-                    fail(page, name, f"the {tag} run must be an object, got {short(run)}")
-                for field, kind in RUN_FIELDS.items():
-                    value = run.get(field)
-                    if field not in run or isinstance(value, bool) or not isinstance(value, kind):
-                        expected = "a number" if field == "seconds" else "a string"
-                        if field not in run:
-                            fail(page, name, f'the {tag} run has no "{field}" (expected {expected})')
-                        fail(page, name, f'the {tag} run\'s "{field}" must be {expected}, got {short(value)}')
-                if run["outcome"] not in OUTCOMES:
-                    fail(
-                        page,
-                        name,
-                        f'the {tag} run\'s "outcome" must be one of {", ".join(OUTCOMES)}, got {run["outcome"]!r}',
-                    )
-                if "error" in run and not isinstance(run["error"], str):
-                    fail(page, name, f'the {tag} run\'s "error" must be a string, got {short(run["error"])}')
-
-
-def short(value: object) -> str:
-    """A value as the message shows it: its JSON (or repr), cut to 60 characters."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def updated(docs: Path, previous: dict[str, dict[str, dict]], new: dict[str, dict[str, dict]]) -> dict:

@@ -1,8 +1,8 @@
 """axe-core on every page of the built site, in the light and in the dark theme: no serious or critical violation.
 
 Every page of the strict build (the `built_site` fixture, the 404 page included) is audited by
-tests/accessibility_runner.py, which conftest.py starts in the background as soon as the site is built
-(`accessibility_audits`: its own headless Chromium runs beside the other tests): once a page has settled, the
+tests/accessibility_runner.py, which conftest.py runs on the built site (`accessibility_audits`, with its own
+headless Chromium): once a page has settled, the
 vendored axe-core runs the rules of WCAG 2.0, 2.1 and 2.2 levels A and AA, and `aria-dialog-name` (a best-practice
 rule: the search dialog must have a name), in the light theme (the site's default); then the rules about colour in
 the dark one (Material's "slate" scheme), chosen on the same loaded page with the site's own palette toggle. A

@@ -15,6 +15,8 @@ from pathlib import Path
 import course_values
 import pytest
 from course_values import COMMANDS, CORPUS, ResultsFileError, values
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support import ROOT
 
 PACKAGED = [course_values.PACKAGED.format(name=name) for name in course_values.PACKAGED_MODELS]
@@ -104,7 +106,7 @@ def test_not_strict_json(copy: Path):
 @pytest.mark.parametrize(
     ("relative", "change", "entry", "expected", "found"),
     [
-        (CORPUS, lambda d: d.pop("pairs"), "pairs", "an object with the key 'pairs'", "an object with keys"),
+        (CORPUS, lambda d: d.pop("pairs"), "pairs", "a whole number >= 0", "none"),
         (CORPUS, lambda d: d.update(pairs="5318"), "pairs", "a whole number >= 0", "str '5318'"),
         (CORPUS, lambda d: d.update(pairs=True), "pairs", "a whole number >= 0", "bool True"),
         (
@@ -133,14 +135,14 @@ def test_not_strict_json(copy: Path):
             lambda d: d.update(models=d["models"][:2]),
             "models",
             "a model for each of",
-            "none for",
+            "a list of 2",
         ),
         (
             PACKAGED[0],
             lambda d: d["training"]["evaluation"].update(split="by_french"),
             "training.evaluation.split",
             "'by_english'",
-            "'by_french'",
+            "str 'by_french'",
         ),
     ],
     ids=["missing-entry", "string", "bool", "out-of-range", "mistyped-bleu", "short-row", "missing-model", "split"],
@@ -151,7 +153,120 @@ def test_a_mistyped_entry(copy: Path, relative: str, change, entry: str, expecte
     assert message.startswith(f"{relative}: {entry}: expected {expected}"), message
     assert f"found {found}" in message, message
     command = COMMANDS.get(relative) or COMMANDS[course_values.PACKAGED].format(name="bahdanau")
+    if relative.startswith(course_values.RECIPE):
+        command = COMMANDS[course_values.RECIPE]
     assert message.endswith(f"; re-create it with `{command}`"), message
+
+
+QUALITY = "results/quality/baseline-seed0.json"
+SENTIMENT_FIGURE = "figures.all.sentences[0].weights"
+
+
+@pytest.mark.parametrize(
+    ("relative", "change", "entry", "expected", "found"),
+    [
+        (course_values.PROFILE, lambda d: d.update(gemm_share=0), "gemm_share", "a number > 0 and <= 1", "int 0"),
+        (
+            course_values.SENTIMENT,
+            lambda d: d["table"][0].update(test_size=0),
+            "table[0].test_size",
+            "a whole number >= 1 (the build divides by it)",
+            "int 0",
+        ),
+        (QUALITY, lambda d: d.update(cpu_seconds=0), "cpu_seconds", "a number > 0 (the build divides by it)", "int 0"),
+        (
+            course_values.SENTIMENT,
+            lambda d: d["figures"]["all"]["sentences"][0]["weights"].__setitem__(0, "0.1"),
+            SENTIMENT_FIGURE + "[0]",
+            "a number between 0 and 1",
+            "str '0.1'",
+        ),
+        (
+            course_values.SENTIMENT,
+            lambda d: d["figures"]["all"]["sentences"][0]["weights"].pop(),
+            SENTIMENT_FIGURE,
+            "10 weights (one per word)",
+            "a list of 9",
+        ),
+    ],
+    ids=["zero-gemm-share", "zero-test-size", "zero-cpu-seconds", "weights-as-strings", "weights-short"],
+)
+def test_a_value_the_build_would_divide_by_or_compute_with_is_checked(copy, relative, change, entry, expected, found):
+    """Issue 53: a zero the build divides by, or a list of strings where it sums numbers, was a ZeroDivisionError or
+    a TypeError traceback; now it is the line."""
+    test_a_mistyped_entry(copy, relative, change, entry, expected, found)
+
+
+KINDS_OF_FILE = [f for f in FILES if f.endswith(".json") and "live" not in f and f not in RECIPES[1:-1]]
+"""Each kind of file once (the recipe runs: one of the dev split's and one of the test split's)."""
+WRONG = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.sampled_from([0, -1, 0.0, -0.5, 1.5, 10**300, -(10**300), 1e308, "", "1", [], {}, ["x"], [[]]]),
+    st.text(max_size=3),
+)
+"""What a hand-edited or damaged file may hold where a value was."""
+
+
+def places(value: object, prefix: tuple = ()) -> list[tuple]:
+    """Every place in a JSON value that holds a number, a string or a list (a tuple of keys and indices)."""
+    found = [prefix] if prefix and not isinstance(value, dict) else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += places(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value[:3]):
+            found += places(item, (*prefix, index))
+    return found
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), wrong=WRONG)
+def test_any_value_changed_reads_or_stops_with_one_line(copy: Path, data, wrong):
+    """Issue 53's hostile file, generalised: any one value of any file the build reads, replaced by a wrong one, gives
+    the values or one `ResultsFileError` line, never another exception (a ZeroDivisionError, a TypeError, an
+    OverflowError from formatting a huge number)."""
+    relative = data.draw(st.sampled_from(KINDS_OF_FILE))
+    path = copy / relative
+    document = json.loads(path.read_text(encoding="utf-8"))
+    place = data.draw(st.sampled_from(places(document)))
+    parent = document
+    for key in place[:-1]:
+        parent = parent[key]
+    parent[place[-1]] = wrong
+    original = path.read_text(encoding="utf-8")
+    path.write_text(json.dumps(document), encoding="utf-8")
+    try:
+        found = values(copy)
+    except ResultsFileError as error:
+        message = str(error)
+        # the benchmark's split must be the corpus counts' by_french split: a changed count is the benchmark's line
+        named = (relative, course_values.BENCHMARK) if relative == CORPUS else (relative,)
+        assert "\n" not in message and message.startswith(tuple(f"{name}: " for name in named)), message
+    else:
+        assert all(isinstance(value, str) for value in found.values())
+    finally:
+        path.write_text(original, encoding="utf-8")
+
+
+def test_a_count_with_thousands_of_digits(copy: Path):
+    """Issue 53: a count past Python's digit limit was a ValueError traceback from the JSON parser."""
+    path = copy / CORPUS
+    path.write_text(path.read_text(encoding="utf-8").replace('"pairs": 5318', '"pairs": ' + "9" * 5000))
+    assert refused(copy) == (
+        f"{CORPUS}: (the file): expected numbers of at most 300 digits, found an integer of 5,000 digits; "
+        f"re-create it with `{COMMANDS[CORPUS]}`"
+    )
+
+
+@pytest.mark.parametrize("relative", [CORPUS, QUALITY, course_values.LIVE_RUNTIME])
+def test_a_results_file_replaced_by_a_folder(copy: Path, relative: str):
+    """Issue 53: a folder where a results file should be was an IsADirectoryError traceback."""
+    (copy / relative).unlink()
+    (copy / relative).mkdir()
+    message = refused(copy)
+    assert message.startswith(f"{relative}: (the file): expected a file, found a folder; re-create it with `"), message
 
 
 def test_a_missing_seed_of_a_recipe(copy: Path):
@@ -211,9 +326,16 @@ def test_the_heatmap_statistics_read_the_figures_weights():
     assert statistics == {"diagonal": 1.0, "subject": 1.0, "verb": 0.25}
 
 
-def test_the_recipe_intervals_use_the_packages_t_quantiles():
-    """The reader reads without torch, so it keeps its own two Student-t quantiles: they are the package's."""
-    from seq2seq_attention.translation.evaluate import t_975
+def test_the_intervals_are_the_packages_and_read_without_torch():
+    """One statistics implementation: the build's intervals are `evaluate.seed_interval`'s, from a module that needs
+    no torch (the site builds without it: torch is made unimportable here)."""
+    from seq2seq_attention.translation.evaluate import seed_interval
 
-    for degrees, quantile in course_values.T_975.items():
-        assert quantile == t_975(degrees)
+    assert course_values.seed_interval is seed_interval
+    script = (
+        "import sys; sys.modules['torch'] = sys.modules['numpy'] = None; sys.path.insert(0, 'hooks'); "
+        "import course_values; print(course_values.values()['bleu_mean_bahdanau_recipe_baseline_h256_300s_3seeds_dev'])"
+    )
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == values()["bleu_mean_bahdanau_recipe_baseline_h256_300s_3seeds_dev"]

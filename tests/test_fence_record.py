@@ -5,6 +5,7 @@ The record (`docs/fence-runs.json`, `hooks/fence_runs.py`) is written by `python
 """
 
 import html
+import os
 import re
 import shutil
 import subprocess
@@ -153,6 +154,7 @@ def _build(project: Path) -> str:
         capture_output=True,
         text=True,
         timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "hooks")},  # the site's Markdown extensions
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return (project / "site" / "attention" / "one-step.html").read_text(encoding="utf-8")
@@ -175,7 +177,12 @@ validation:
     not_found: info  # the copied page links to pages the copy leaves out
 hooks:
   - {ROOT / "hooks" / "fence_record.py"}
-markdown_extensions: [attr_list, md_in_html, pymdownx.superfences]
+markdown_extensions:
+  - attr_list
+  - md_in_html
+  - pymdownx.superfences
+  - fence_record:
+      record: {docs / fence_runs.RECORD_NAME}
 """,
         encoding="utf-8",
     )

@@ -1,5 +1,6 @@
-"""A malformed fence record (`docs/fence-runs.json`) stops the site build with one line naming the file, the page,
-the fence, what was expected and how to re-record; `hooks/fence_runs.load` is the one reader that checks it."""
+"""A malformed fence record (`docs/fence-runs.json`) stops the site build with one line naming the file, the entry
+(page, fence, run), what was expected and how to re-record; `hooks/fence_runs.load` reads it through the one
+validating reader (`json_files.read`, schemas/fence-runs.schema.json)."""
 
 import copy
 import json
@@ -64,15 +65,33 @@ def second_run(record: dict) -> dict:
     return record["pages"]["topic/page.md"][1]["runs"]["no-device"]
 
 
+FENCE = 'pages["topic/page.md"][1]'
+RUN_AT = FENCE + '.runs["no-device"]'
 LISTED = {
-    "pages as a list": (lambda r: r.update(pages=[]), ['"pages"', "got list"]),
-    "an entry without runs": (lambda r: r["pages"]["topic/page.md"][1].pop("runs"), ["fence 2 (line 9)", '"runs"']),
-    "a run without outcome": (lambda r: second_run(r).pop("outcome"), ["fence 2 (line 9)", 'no "outcome"']),
-    "an output that is a number": (lambda r: second_run(r).update(output=3), ['"output" must be a string, got 3']),
-    "date null": (lambda r: second_run(r).update(date=None), ['"date" must be a string, got null']),
-    "a notebook's output as a list": (lambda r: second_run(r).update(output=["1\n"]), ['"output" must be a string']),
-    "an unknown outcome": (lambda r: second_run(r).update(outcome="ok"), ['"outcome" must be one of passed']),
-    "a page that is not a list": (lambda r: r["pages"].update({"topic/page.md": {}}), ["list of fences"]),
+    "pages as a list": (lambda r: r.update(pages=[]), "pages: expected an object, found a list of 0"),
+    "an entry without runs": (
+        lambda r: r["pages"]["topic/page.md"][1].pop("runs"),
+        FENCE + ".runs: expected an object",
+    ),
+    "a run without outcome": (lambda r: second_run(r).pop("outcome"), RUN_AT + '.outcome: expected one of "passed"'),
+    "an output that is a number": (
+        lambda r: second_run(r).update(output=3),
+        RUN_AT + ".output: expected a string, found int 3",
+    ),
+    "date null": (lambda r: second_run(r).update(date=None), RUN_AT + ".date: expected a non-empty string, found null"),
+    "a notebook's output as a list": (
+        lambda r: second_run(r).update(output=["1\n"]),
+        RUN_AT + ".output: expected a string",
+    ),
+    "an unknown outcome": (lambda r: second_run(r).update(outcome="ok"), RUN_AT + '.outcome: expected one of "passed"'),
+    "a page that is not a list": (
+        lambda r: r["pages"].update({"topic/page.md": {}}),
+        FENCE[:-3] + ": expected a list of fences",
+    ),
+    "an unknown run tag": (
+        lambda r: r["pages"]["topic/page.md"][1]["runs"].update(gpu={}),
+        FENCE + '.runs: expected one of "cpu", "cuda", "no-device", found str \'gpu\'',
+    ),
 }
 
 
@@ -82,23 +101,28 @@ def test_each_listed_malformation_is_one_line(docs: Path, case: str):
     record = record_of(docs)
     change(record)
     message = error_of(docs, json.dumps(record))
-    if case != "pages as a list":
-        assert "page 'topic/page.md'" in message
-    for part in expected:
-        assert part in message
+    assert message.startswith(f"{docs / fence_runs.RECORD_NAME}: {expected}"), message
 
 
 def test_a_truncated_record_is_one_line(docs: Path):
     text = (docs / "valid.json").read_text(encoding="utf-8")
     for cut in (1, len(text) // 3, len(text) // 2, len(text) - 3):
-        assert "is not complete JSON" in error_of(docs, text[:cut])
+        assert "(the file): expected a complete JSON document" in error_of(docs, text[:cut])
+
+
+def test_a_folder_for_the_record_is_one_line(docs: Path):
+    path = docs / fence_runs.RECORD_NAME
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(fence_runs.RecordError, match=r": \(the file\): expected a file, found a folder; re-create it"):
+        fence_runs.load(path)
 
 
 def test_a_merge_conflict_is_one_line(docs: Path):
     lines = (docs / "valid.json").read_text(encoding="utf-8").splitlines()
     conflicted = [*lines[:4], "<<<<<<< HEAD", lines[4], "=======", lines[4].replace('"1"', '"one"'), ">>>>>>> other"]
     message = error_of(docs, "\n".join(conflicted + lines[5:]))
-    assert "merge-conflict marker at line 5" in message
+    assert "found a merge-conflict marker at line 5" in message
 
 
 BAD_VALUES = st.one_of(
@@ -144,7 +168,7 @@ def test_any_malformation_is_one_line_or_still_a_record(docs: Path, data):
     for by_tag in runs.values():  # what loads has the shape every reader relies on
         for tag, run in by_tag.items():
             assert tag in (*fence_runs.DEVICES, fence_runs.NO_DEVICE)
-            assert run["outcome"] in fence_runs.OUTCOMES and isinstance(run["output"], str)
+            assert run["outcome"] in ("passed", "failed", "skipped") and isinstance(run["output"], str)
             assert all(isinstance(run[k], str) for k in ("torch", "device", "date"))
 
 
@@ -154,4 +178,4 @@ def test_the_site_build_stops_with_the_line(docs: Path):
     (docs / fence_runs.RECORD_NAME).write_text(json.dumps(record), encoding="utf-8")
     with pytest.raises(PluginError) as error:
         fence_record.on_config(SimpleNamespace(docs_dir=str(docs)))
-    assert str(error.value).startswith(str(docs / fence_runs.RECORD_NAME) + ", page 'topic/page.md', fence 2")
+    assert str(error.value).startswith(f"{docs / fence_runs.RECORD_NAME}: {RUN_AT}.outcome: expected one of")

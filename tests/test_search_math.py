@@ -17,7 +17,7 @@ from site_support import BuiltSite
 
 ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 EXCLUDED = re.compile(r"<details[^>]*\bdata-search-exclude\b[^>]*>.*?</details>", re.S)
-"""An element search leaves out, with its formulas (a folded exercise solution, hooks/solutions.py)."""
+"""An element search leaves out, with its formulas (a folded exercise solution: hooks/layout.py)."""
 
 
 def _indexes(built_site: BuiltSite) -> dict[str, dict]:

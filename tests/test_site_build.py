@@ -50,6 +50,29 @@ def test_strict_build(built_site: BuiltSite):
     assert (built_site.root / "search" / "search_index.json").is_file()
 
 
+PROGRESS = re.compile(
+    r"INFO    -  (Cleaning site directory|Building documentation to directory: .*"
+    r"|Documentation built in [\d.]+ seconds)"
+)
+"""MkDocs' own three lines of a build."""
+EXPLAINED: dict[str, str] = {}
+"""A line a clean build may print besides `PROGRESS` (a regular expression), with the reason it is there."""
+
+
+def test_a_clean_build_is_quiet(built_site: BuiltSite):
+    """A clean build prints at most 50 lines, and none that nobody explained: a real warning does not drown
+    (hooks/quiet.py turns mkdocs-macros' listing of its ~900 variables off; Material's own notice about MkDocs 2 is
+    off in the test build, NO_MKDOCS_2_WARNING)."""
+    lines = [line for line in built_site.log.splitlines() if line.strip()]
+    assert len(lines) <= 50, f"the build printed {len(lines)} lines"
+    unexplained = [
+        line for line in lines if not PROGRESS.fullmatch(line) and not any(re.search(p, line) for p in EXPLAINED)
+    ]
+    assert not unexplained, "the build printed lines nobody explained:\n" + "\n".join(
+        line[:200] for line in unexplained
+    )
+
+
 def test_every_page_is_built_and_in_the_nav(built_site: BuiltSite):
     parser = _NavLinks()
     parser.feed((built_site.root / "index.html").read_text(encoding="utf-8"))

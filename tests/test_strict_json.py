@@ -88,3 +88,19 @@ def test_the_report_leaves_out_held_out_losses_it_does_not_have():
     assert report.held_out_losses(some) == {"final_test_loss": 1.4, "best_test_loss": 1.2, "best_test_epoch": 1}
     assert report.loss_cell({}, "best_test_loss") == "-" and report.loss_cell(some[0], "loss") == "2.000"
     strict(json_text(report.held_out_losses(none)))
+
+
+SCHEMAS = sorted((ROOT / "schemas").glob("*.schema.json"))
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+def test_every_schema_is_valid_and_read_by_the_build(path: Path):
+    """Each file in schemas/ is a valid JSON Schema (2020-12) whose $id is its name, and a reader names it."""
+    import json_files
+
+    name = path.name.removesuffix(".schema.json")
+    json_files.validator(name)  # checks the schema against its metaschema
+    assert json.loads(path.read_text(encoding="utf-8"))["$id"].endswith(f"/schemas/{path.name}")
+    readers = "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "hooks").glob("*.py")))
+    quoted = '"quality-{key}"' if name in ("quality-dev", "quality-test") else f'"{name}"'  # by the run's folder
+    assert name == "common" or quoted in readers, f"no reader uses {name}"

@@ -1,0 +1,41 @@
+"""What a Markdown extension of this site knows of the page it renders, under MkDocs or Zensical.
+
+Python-Markdown gives an extension the text, not the page. Each engine leaves the page on the `Markdown` instance it
+renders with: MkDocs its ``relpath`` treeprocessor (which holds the page's `File`), Zensical its rendering-context
+preprocessor (which holds the page). `page_of` reads whichever is there; the extensions need the page's path (a link
+relative to it) and its URL (the live page's URL relative to it).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from markdown import Markdown
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    """A page: its path in the docs folder (``attention/scores.md``) and its URL (``attention/scores.html``)."""
+
+    path: str
+    url: str
+
+
+def page_of(md: Markdown) -> PageInfo | None:
+    """The page `md` renders (None when it renders text outside a site, e.g. in a test)."""
+    if "relpath" in md.treeprocessors:  # MkDocs
+        file = md.treeprocessors["relpath"].file
+        return PageInfo(file.src_uri, file.url)
+    for processor in md.preprocessors:  # Zensical's zensical.extensions.context.ContextPreprocessor
+        page = getattr(processor, "page", None)
+        if type(processor).__name__ == "ContextPreprocessor" and page is not None:
+            return PageInfo(str(page.path).replace("\\", "/"), str(page.url))
+    return None
+
+
+def relative(target: str, page: PageInfo) -> str:
+    """The URL of `target` (a path in the built site, ``live.html``) from `page`."""
+    url = page.url.lstrip("/")
+    folder = url if url.endswith("/") else posixpath.dirname(url)
+    return posixpath.relpath(target, folder or ".")

@@ -1,0 +1,199 @@
+"""The one reader of the JSON files the site build reads: the fence record, the stepper's trace, the results files.
+
+Each file is described by a JSON Schema in ``schemas/<name>.schema.json`` and read by `read`, which parses it
+strictly (no NaN or Infinity, no number a float cannot hold, no merge-conflict marker) and validates it with the
+jsonschema library. A bad file stops the build with one line that names the file, the entry, what was expected,
+what was found and the command that re-creates the file (`FileError`):
+
+    results/corpus/counts.json: pairs: expected a whole number >= 0, found str '5318'; re-create it with `...`
+
+A schema's ``title`` (on a definition or a property) is what the line says was expected; without one, the line says
+it from the schema keyword that failed (``type``, ``minimum``, ``exclusiveMinimum``, ``const``, ...).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, NoReturn
+
+import jsonschema
+from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry, Resource
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "schemas"
+CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ", "||||||| ")
+MAX_DIGITS = 300
+"""The longest integer a file may hold: longer ones do not fit a float (and Python refuses past 4,300 digits)."""
+
+
+class FileError(ValueError):
+    """A file the build reads is missing, not strict JSON, or not what its schema describes (one line)."""
+
+
+def fail(name: str, entry: str, expected: str, found: str, command: str, them: str = "it") -> NoReturn:
+    """Stop with the one line that names the file, the entry, what was expected and found, and the command."""
+    raise FileError(f"{name}: {entry}: expected {expected}, found {found}; re-create {them} with `{command}`")
+
+
+def describe(value: object) -> str:
+    """A value as the line shows what was found: its kind, and the value itself when it is short."""
+    if isinstance(value, dict):
+        return f"an object with keys {sorted(value)[:6]}" + (" ..." if len(value) > 6 else "")
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if value is None:
+        return "null"
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def entry(path: Iterable[str | int]) -> str:
+    """A place in a document as the line names it: ``models[4].bleu``, ``pages["topic/page.md"][1].runs``."""
+    text = ""
+    for key in path:
+        if isinstance(key, int):
+            text += f"[{key}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            text += f".{key}" if text else key
+        else:
+            text += f"[{json.dumps(key, ensure_ascii=False)}]"
+    return text or "(the file)"
+
+
+@functools.cache
+def registry() -> Registry:
+    """Every schema in ``schemas/``, under its ``$id`` (a schema refers to another's definitions by file name)."""
+    documents = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(SCHEMAS.glob("*.schema.json"))]
+    return Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in documents)
+
+
+def _id(schema: str) -> str:
+    return f"https://seq2seq-attention.invalid/schemas/{schema}.schema.json"
+
+
+@functools.cache
+def validator(schema: str) -> jsonschema.protocols.Validator:
+    """The validator of ``schemas/<schema>.schema.json`` (itself checked against its metaschema)."""
+    document = json.loads((SCHEMAS / f"{schema}.schema.json").read_text(encoding="utf-8"))
+    kind = jsonschema.validators.validator_for(document)
+    kind.check_schema(document)
+    # a whole number is written as one: 3, not 3.0 (JSON Schema's "integer" would take 3.0, a list index would not)
+    whole = kind.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    )
+    return jsonschema.validators.extend(kind, type_checker=whole)(document, registry=registry())
+
+
+TYPES = {
+    "number": "a number",
+    "integer": "a whole number",
+    "string": "a string",
+    "array": "a list",
+    "object": "an object",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+def _kind(schema: dict) -> str:
+    """What a (sub)schema describes, in words: its title, else its type or its allowed values."""
+    if "title" in schema:
+        return schema["title"]
+    if "type" in schema:
+        return " or ".join(TYPES[t] for t in ([schema["type"]] if isinstance(schema["type"], str) else schema["type"]))
+    if "enum" in schema:
+        return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    return "an entry"
+
+
+def expected(error: ValidationError) -> str:
+    """What the schema expected where `error` is, in words."""
+    title = error.schema.get("title") if isinstance(error.schema, dict) else None
+    if title and error.validator != "required":
+        return title
+    value = error.validator_value
+    words = {
+        "type": lambda: " or ".join(TYPES[t] for t in ([value] if isinstance(value, str) else value)),
+        "minimum": lambda: f"a number >= {value}",
+        "exclusiveMinimum": lambda: f"a number > {value}",
+        "maximum": lambda: f"a number <= {value}",
+        "exclusiveMaximum": lambda: f"a number < {value}",
+        "minItems": lambda: f"a list of at least {value}",
+        "maxItems": lambda: f"a list of at most {value}",
+        "minLength": lambda: "a non-empty string",
+        "const": lambda: json.dumps(value, ensure_ascii=False),
+        "enum": lambda: "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in value),
+        "contains": lambda: f"an entry that is {value.get('title', 'as the schema says')}",
+        "propertyNames": lambda: "keys that are " + (value.get("title") or "one of " + ", ".join(value["enum"])),
+    }
+    return words[error.validator]() if error.validator in words else f"what the schema says ({error.message})"
+
+
+def read(path: Path, schema: str, command: str, name: str | None = None) -> Any:
+    """The JSON document at `path`, parsed strictly and valid against ``schemas/<schema>.schema.json``.
+
+    Args:
+        path: the file.
+        schema: the schema's name.
+        command: the command that re-creates the file (the line ends with it).
+        name: the file as the line names it (default: `path`).
+
+    Raises:
+        FileError: the file is missing, a folder, not UTF-8, not complete strict JSON, or not what the schema
+            describes; one line naming the file, the entry, what was expected, what was found and the command.
+    """
+    name = name or str(path)
+
+    def bad(wanted: str, found: str) -> NoReturn:
+        fail(name, "(the file)", wanted, found, command)
+
+    if path.is_dir():
+        bad("a file", "a folder")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        bad("a file", "none")
+    except UnicodeDecodeError as error:
+        bad("UTF-8 text", f"bytes that are not UTF-8 at byte {error.start}")
+    except OSError as error:
+        bad("a readable file", error.strerror or type(error).__name__)
+    lines = text.splitlines()
+    conflict = next((n for n, line in enumerate(lines, 1) if line.startswith(CONFLICT_MARKERS)), None)
+    if conflict is not None:
+        bad("a complete JSON document", f"a merge-conflict marker at line {conflict}")
+
+    def constant(word: str) -> NoReturn:
+        bad("strict JSON (no NaN or Infinity)", word)
+
+    def integer(digits: str) -> int:
+        if len(digits.lstrip("-")) > MAX_DIGITS:
+            bad(f"numbers of at most {MAX_DIGITS} digits", f"an integer of {len(digits.lstrip('-')):,} digits")
+        return int(digits)
+
+    def real(digits: str) -> float:
+        number = float(digits)
+        if not math.isfinite(number):
+            bad("numbers a float can hold", digits[:40])
+        return number
+
+    try:
+        document = json.loads(text, parse_constant=constant, parse_int=integer, parse_float=real)
+    except json.JSONDecodeError as error:
+        found = "an empty file" if not text.strip() else f"{error.msg} at line {error.lineno} column {error.colno}"
+        bad("a complete JSON document", found + " (truncated or malformed?)")
+    error = best_match(validator(schema).iter_errors(document))
+    if error is not None:
+        where = list(error.absolute_path)
+        if error.validator == "required":
+            missing = next(key for key in error.validator_value if key not in error.instance)
+            below = error.schema.get("properties", {}).get(missing, {})
+            if "$ref" in below:  # the title is the definition's
+                below = registry().resolver(_id(schema)).lookup(below["$ref"]).contents
+            fail(name, entry([*where, missing]), _kind(below), "none", command)
+        fail(name, entry(where), expected(error), describe(error.instance), command)
+    return document
