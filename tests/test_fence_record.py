@@ -125,7 +125,8 @@ def test_the_built_page_shows_the_record(built_site: BuiltSite, page: str):
     fences = PAGES[page]
     stamp = re.search(r'<p class="fence-record">(.*?)</p>', built)
     assert stamp, "no verification stamp under the title"
-    assert html.unescape(re.sub(r"<[^>]+>", "", stamp[1])).startswith(fence_record.stamp(fences, runs))
+    assert html.unescape(re.sub(r"<[^>]+>", "", stamp[1])).startswith(fence_record.mark(fences, runs))
+    assert f'title="{html.escape(fence_record.stamp(fences, runs))}"' in stamp[1]
     notebook = fence_record.notebook_path(page)
     assert f'href="{Path(notebook).name}"' in stamp[1] and (built_site.root / notebook).is_file()
     colabs = re.findall(r'href="(https://colab\.research\.google\.com/[^"]+)"', stamp[1])
