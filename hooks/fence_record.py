@@ -6,8 +6,8 @@ Everything comes from the committed record `docs/fence-runs.json` (`hooks/fence_
 * under each fence, the output its last CPU run printed (and the GPU's, where that differs); a fence whose
   code has no recorded run (changed since, or new) says so: "아직 실행하지 않음";
 * under the title, one short mark, "CPU·GPU에서 실행 · date" (`mark`: what did not run or failed is counted), that
-  links to the appendix page saying what ran where (appendix/verification.md#record); the full stamp `stamp`,
-  "검증: CPU (PyTorch …, date) · GPU (device, PyTorch …, date)", is the link's title;
+  links to the appendix page saying what ran where (appendix/verification.md#record): a lesson names no machine.
+  `stamp` ("검증: CPU (PyTorch …, date) · GPU (device, PyTorch …, date)") says it all, for the tests;
 * a notebook of the page (`hooks/fence_notebooks.py`) next to it, with an "Open in Colab" link when the
   repository is on GitHub (`repo_url`), for the copy the site publishes on its gh-pages branch.
 """
@@ -159,7 +159,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         if blocks:
             lines[fence.end : fence.end] = ["", *blocks, ""]
     appendix = posixpath.relpath(VERIFICATION_PAGE, posixpath.dirname(page.file.src_uri) or ".")
-    parts = [f'[{html.escape(mark(fences, _runs))}]({appendix}#record "{html.escape(stamp(fences, _runs))}")']
+    parts = [f"[{html.escape(mark(fences, _runs))}]({appendix}#record)"]
     notebook = _notebooks.get(page.file.src_uri)
     if notebook:
         parts.append(f"[노트북으로 받기]({PurePosixPath(notebook).name}){{ download }}")

@@ -31,7 +31,12 @@ WORDS = [
     ("commit", re.compile(A + r"commit", re.I)),
     ("부하 평균", re.compile(r"부하\s*평균|load\s+average", re.I)),
     # the machine a measurement ran on and what else ran there: 2코어 CPU, 공유 기계, 다른 학습과 함께
-    ("machine load", re.compile(r"\d+\s*코어|공유\s*기계|가상\s*머신|다른\s*(?:작업|학습|실행)(?:과|와)\s*함께|CPU\s*두\s*개를\s*나눠")),
+    (
+        "machine load",
+        re.compile(
+            r"\d+\s*코어|공유\s*기계|가상\s*머신|다른\s*(?:작업|학습|실행)(?:과|와)\s*함께|CPU\s*두\s*개를\s*나눠"
+        ),
+    ),
     ("--record", re.compile(r"--record")),
     ("GPU model", re.compile(A + r"(?:[AH]100|H200|B200|L40S?)" + Z)),
     ("issue number", re.compile(r"(?<![\w&/])#\d+" + Z)),

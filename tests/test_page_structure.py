@@ -162,9 +162,11 @@ def test_each_seed_topic_is_taught_on_the_main_path(topic: str):
 
 def test_the_main_path_leaves_folds_out():
     text = (
-        "## 교사 강요\n\n정답을 넣습니다.\n\n/// details | 확인 코드 펼치기\n    type: note\n\n노출 편향\n///\n\n"
-        "//// details | 더 보기: 자세히\n    type: note\n\n/// details | 확인 코드 펼치기\n    type: note\n\nbmm\n///\n////\n"
-        "??? note \"접힘\"\n\n    squeeze\n\n끝\n"
+        "## 교사 강요\n\n정답을 넣습니다.\n\n"
+        "/// details | 확인 코드 펼치기\n    type: note\n\n노출 편향\n///\n\n"
+        "//// details | 더 보기: 자세히\n    type: note\n\n"
+        "/// details | 확인 코드 펼치기\n    type: note\n\nbmm\n///\n////\n"
+        '??? note "접힘"\n\n    squeeze\n\n끝\n'
     )
     shown = main_path(text)
     assert "정답을 넣습니다" in shown and "끝" in shown
