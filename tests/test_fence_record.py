@@ -128,7 +128,7 @@ def test_the_built_page_shows_the_record(built_site: BuiltSite, page: str):
     assert stamp, "no verification stamp under the title"
     assert html.unescape(re.sub(r"<[^>]+>", "", stamp[1])).startswith(fence_record.mark(fences, runs))
     appendix = posixpath.relpath(fence_record.VERIFICATION_PAGE, posixpath.dirname(page) or ".")
-    assert f'href="{appendix}#record"' in stamp[1]  # the mark leads to what ran where
+    assert f'href="{appendix.removesuffix(".md")}.html#record"' in stamp[1]  # the mark leads to what ran where
     notebook = fence_record.notebook_path(page)
     assert f'href="{Path(notebook).name}"' in stamp[1] and (built_site.root / notebook).is_file()
     colabs = re.findall(r'href="(https://colab\.research\.google\.com/[^"]+)"', stamp[1])
