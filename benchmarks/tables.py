@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "performance"
 LABELS = {
-    "per_sentence": "문장 단위 (튜토리얼 노트의 루프)",
+    "per_sentence": "문장 단위 (튜토리얼의 예전 판)",
     "tutorial": "튜토리얼 (배치 루프)",
     "project": "우리 학습기 (배치 64)",
 }

@@ -6,8 +6,9 @@ Everything comes from the committed record `docs/fence-runs.json` (`hooks/fence_
 
 * under each fence, the output its last CPU run printed (and the GPU's, where that differs); a fence whose
   code has no recorded run (changed since, or new) says so: "아직 실행하지 않음";
-* under the title, the stamp "검증: CPU (PyTorch …, date) · GPU (device, PyTorch …, date)", saying only what
-  the record holds (a device with no run: "아직 실행하지 않음"; fences without a run are counted);
+* under the title, one short mark, "CPU·GPU에서 실행 · date" (`mark`: what did not run or failed is counted), that
+  links to the appendix page saying what ran where (appendix/verification.md#record): a lesson names no machine.
+  `stamp` ("검증: CPU (PyTorch …, date) · GPU (device, PyTorch …, date)") says it all, for the tests;
 * a notebook of the page (`hooks/fence_notebooks.py`) next to it, with an "Open in Colab" link when the
   repository is on GitHub (`repo_url`), for the copy the site publishes on its gh-pages branch.
 
@@ -33,6 +34,8 @@ from markdown.preprocessors import Preprocessor
 NOT_RUN = "아직 실행하지 않음"
 ROOT = Path(__file__).resolve().parent.parent
 """The repository these extensions belong to (its docs/ holds the record)."""
+VERIFICATION_PAGE = "appendix/verification.md"
+"""The page that says what ran where (its #record section): the mark under each title links there."""
 
 _notebooks: dict[str, str] = {}
 """The notebook of each page with spec fences, when the MkDocs hook made them: page path in docs -> notebook path."""
@@ -78,6 +81,22 @@ def stamp(fences: Sequence[fence_runs.Fence], runs: dict[str, dict[str, dict]]) 
     return f"검증: {cpu} · {gpu}"
 
 
+def mark(fences: Sequence[fence_runs.Fence], runs: dict[str, dict[str, dict]]) -> str:
+    """The short mark under a page's title: the devices its fences last ran on and the latest date ("CPU·GPU에서 실행 ·
+    2026-11-27"), then what failed or has no run; a page none of whose fences ran says so."""
+    cpu = [runs.get(f.key, {}).get(f.cpu_tag) for f in fences]
+    gpu = [runs.get(f.key, {}).get("cuda") for f in fences if f.picks_device]
+    ran = [run for run in (*cpu, *gpu) if run is not None]
+    if not ran:
+        return NOT_RUN
+    devices = "·".join(name for name, part in (("CPU", cpu), ("GPU", gpu)) if any(part))
+    text = f"{devices}에서 실행 · {max(run['date'] for run in ran)}"
+    failed = sum(run["outcome"] != "passed" for run in ran)
+    missing = len(cpu) + len(gpu) - len(ran)
+    notes = [f"{count}개 {what}" for count, what in ((failed, "실패"), (missing, NOT_RUN)) if count]
+    return text + (f" ({', '.join(notes)})" if notes else "")
+
+
 def _block(kind: str, label: str, text: str | None = None) -> str:
     body = f"<pre><code>{html.escape(text)}</code></pre>" if text else ""
     # one line of HTML: Markdown leaves it whole (newlines in the output are written as &#10;)
@@ -115,7 +134,7 @@ def runs_in(path: Path) -> dict[str, dict[str, dict]]:
 
 
 def page_markdown(markdown: str, page: str, runs: dict, repo_url: str | None) -> str:
-    """`markdown` (the page `page`, a path in docs) with each fence's recorded output under it and the stamp under its
+    """`markdown` (the page `page`, a path in docs) with each fence's recorded output under it and the mark under its
     title (and the notebook links, when there is a notebook of the page)."""
     fences = fence_runs.spec_fences(markdown)
     if not fences:
@@ -125,9 +144,8 @@ def page_markdown(markdown: str, page: str, runs: dict, repo_url: str | None) ->
         blocks = output_blocks(fence, runs)
         if blocks:
             lines[fence.end : fence.end] = ["", *blocks, ""]
-    record = posixpath.relpath(fence_runs.RECORD_NAME, posixpath.dirname(page) or ".")
-    verified = html.escape(stamp(fences, runs)).replace("검증", f"[검증]({record})", 1)  # the record itself
-    parts = [verified]
+    appendix = posixpath.relpath(VERIFICATION_PAGE, posixpath.dirname(page) or ".")
+    parts = [f"[{html.escape(mark(fences, runs))}]({appendix}#record)"]
     notebook = _notebooks.get(page)
     if notebook:
         parts.append(f"[노트북으로 받기]({PurePosixPath(notebook).name}){{ download }}")

@@ -6,6 +6,7 @@ The record (`docs/fence-runs.json`, `hooks/fence_runs.py`) is written by `python
 
 import html
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -126,7 +127,9 @@ def test_the_built_page_shows_the_record(built_site: BuiltSite, page: str):
     fences = PAGES[page]
     stamp = re.search(r'<p class="fence-record">(.*?)</p>', built)
     assert stamp, "no verification stamp under the title"
-    assert html.unescape(re.sub(r"<[^>]+>", "", stamp[1])).startswith(fence_record.stamp(fences, runs))
+    assert html.unescape(re.sub(r"<[^>]+>", "", stamp[1])).startswith(fence_record.mark(fences, runs))
+    appendix = posixpath.relpath(fence_record.VERIFICATION_PAGE, posixpath.dirname(page) or ".")
+    assert f'href="{appendix.removesuffix(".md")}.html#record"' in stamp[1]  # the mark leads to what ran where
     notebook = fence_record.notebook_path(page)
     assert f'href="{Path(notebook).name}"' in stamp[1] and (built_site.root / notebook).is_file()
     colabs = re.findall(r'href="(https://colab\.research\.google\.com/[^"]+)"', stamp[1])
@@ -203,4 +206,5 @@ markdown_extensions:
     ]
     assert built.count("fence-output--missing") == 2 and fence_record.NOT_RUN in built
     assert "e_2j     (2, 1, 4)" not in built, "a changed fence shows no output from before the change"
-    assert f"코드 블록 3개 중 2개는 {fence_record.NOT_RUN}" in built
+    shown = fence_record.mark(fence_runs.spec_fences(changed), runs)  # the short mark counts what has no run
+    assert shown in built and f"개 {fence_record.NOT_RUN})" in shown

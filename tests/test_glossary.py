@@ -133,6 +133,16 @@ def test_page_prose_follows_the_glossary(page: Path):
     )
 
 
+def test_a_decoding_step_a_translation_and_a_source_have_one_word_each_in_prose():
+    """시점 is a 스텝, 타깃 a 번역문, 소스 a 원문 (source code is 코드): the bare words, not only their compounds."""
+    assert (VARIANTS["시점"], VARIANTS["타깃"], VARIANTS["소스"]) == ("스텝", "번역문", "원문")
+    page = "디코더가 시점 $t$에서 단어를 만듭니다.\n루프는 타깃이 있을 때만 돕니다.\n임베딩된 소스와 소스 문장.\n"
+    page += '```python\nx = 1  # 시점\n```\n노트는 "이전 시점의 상태"라고 씁니다.\n'
+    assert variants_in(page, VARIANTS) == [(1, "시점", "스텝"), (2, "타깃", "번역문"), (3, "소스", "원문"),
+                                           (3, "소스 문장", "원문")]  # fmt: skip
+    assert found_in(fence_korean(page), HANGUL_VARIANTS) == ["'시점': 시점 -> 스텝"]
+
+
 def test_a_planted_variant_is_found_and_code_quotes_and_glosses_are_not():
     page = (
         "# 제목\n\n"

@@ -30,6 +30,13 @@ WORDS = [
     ("커밋", re.compile(r"커밋")),
     ("commit", re.compile(A + r"commit", re.I)),
     ("부하 평균", re.compile(r"부하\s*평균|load\s+average", re.I)),
+    # the machine a measurement ran on and what else ran there: 2코어 CPU, 공유 기계, 다른 학습과 함께
+    (
+        "machine load",
+        re.compile(
+            r"\d+\s*코어|공유\s*기계|가상\s*머신|다른\s*(?:작업|학습|실행)(?:과|와)\s*함께|CPU\s*두\s*개를\s*나눠"
+        ),
+    ),
     ("--record", re.compile(r"--record")),
     ("GPU model", re.compile(A + r"(?:[AH]100|H200|B200|L40S?)" + Z)),
     ("issue number", re.compile(r"(?<![\w&/])#\d+" + Z)),
@@ -106,6 +113,7 @@ def test_the_scan_finds_planted_words_and_skips_code():
         "이 페이지를 고칠 때 1분 부하 평균은 17이었습니다.\n"
         "`pytest.raises`는 페이지의 명세가 부르는 것이지만 `tests/test_live.py`는 아닙니다.\n"
         "이슈가 예상한 것, H200에서 기록, python -m pytest --record-fences, 커밋된 파일, issue #38.\n"
+        "2코어 CPU 머신에서 다른 학습과 함께 돌며 잰 시간, 공유 기계라.\n"
         "```python\nimport pytest  # code is not prose\n```\n"
         "[링크](https://github.com/o/r/issues/38)는 건너뜁니다.\n"
     )
@@ -114,4 +122,5 @@ def test_the_scan_finds_planted_words_and_skips_code():
     assert (2, "tests/") in labels and (2, "test file") in labels and (2, "pytest") not in labels
     for label in ("이슈", "GPU model", "pytest", "--record", "커밋", "issue", "issue number"):
         assert (3, label) in labels, label
-    assert not [hit for hit in labels if hit[0] >= 4], labels
+    assert [label for line, label in labels if line == 4] == ["machine load"] * 3
+    assert not [hit for hit in labels if hit[0] >= 5], labels

@@ -7,6 +7,8 @@
 - It leads on through the footer's previous and next links (`navigation.footer`; after the course's last page the
   footer leads on to the appendix): no `다음: [title](target)` line repeats it.
 - Every numbered chapter opens with an `index.md` page (the sidebar label is a link, `navigation.indexes`).
+- Every topic of the seed notes is taught on the main path: `SEED_TOPICS` names the section of each, and that
+  section's text outside folded blocks (`/// details`, `//// details`, `/// solution`, `???`) holds what teaches it.
 """
 
 import re
@@ -118,3 +120,55 @@ def test_the_reader_sees_a_missing_block_a_long_summary_and_a_wrong_link():
     good = f"# 제목\n\n{GOAL}\n\n    - 하나\n    - 둘\n\n    먼저 읽을 것: x\n\n본문\n\n- 목록은 세지 않는다\n"
     assert len(structure(good)["goals"]) == 2
     assert resolve("seq2seq/tensors.md", "../model-training/index.md#top") == "model-training/index.md"
+
+
+# The seed notes' topics and the main-path section that teaches each: (page, heading, what the unfolded section holds).
+SEED_TOPICS: dict[str, tuple[str, str, str]] = {
+    "shapes per step": ("attention/dot-product.md", "## 다섯 단계 레시피", "`(B, 1, S)`"),
+    "squeeze": ("bahdanau/attention.md", "### 5. `squeeze(-1)`", "squeeze"),
+    "bmm": ("bahdanau/attention.md", "### 7. `bmm`: 가중합", "bmm"),
+    "teacher forcing": ("seq2seq/training.md", "## 교사 강요", "교사 강요"),
+    "exposure bias": ("seq2seq/training.md", "## 노출 편향", "노출 편향"),
+    "topk without softmax": ("bahdanau/loop.md", "## `topk`에 소프트맥스가 필요 없는 이유", "topk"),
+    "the heatmap": ("attention/heatmaps.md", "## 학습한 모델의 히트맵", "heatmap_1.png"),
+    "the BiLSTM classifier": ("classifier/model.md", "### 첫 BiLSTM", "BiLSTM"),
+    "the errata of the transcribed code": ("errata.md", "## `super().init()`", "init"),
+}
+FOLD = re.compile(r"^(/{3,}) *(?:details|solution)\b.*?^\1[ \t]*$|^\?\?\?.*?(?=^\S)", re.M | re.S)
+
+
+def main_path(text: str) -> str:
+    """The page as a reader sees it with every fold closed: folded blocks dropped."""
+    return FOLD.sub("", text)
+
+
+def section(text: str, heading: str) -> str | None:
+    """The body of the section whose heading line starts with `heading`, up to the next heading (None: no such one)."""
+    match = re.search(r"^" + re.escape(heading) + r".*$", text, re.M)
+    if not match:
+        return None
+    following = re.search(r"^#{1,6} ", text[match.end() :], re.M)
+    return text[match.end() : match.end() + following.start()] if following else text[match.end() :]
+
+
+@pytest.mark.parametrize("topic", SEED_TOPICS)
+def test_each_seed_topic_is_taught_on_the_main_path(topic: str):
+    page, heading, holds = SEED_TOPICS[topic]
+    assert page in course(), f"{topic}: {page} is not a course page"
+    body = section(main_path((DOCS / page).read_text(encoding="utf-8")), heading)
+    assert body is not None, f"{topic}: {page} has no main-path section {heading!r}"
+    assert holds in body, f"{topic}: {page} {heading!r} does not hold {holds!r} outside its folds"
+
+
+def test_the_main_path_leaves_folds_out():
+    text = (
+        "## 교사 강요\n\n정답을 넣습니다.\n\n"
+        "/// details | 확인 코드 펼치기\n    type: note\n\n노출 편향\n///\n\n"
+        "//// details | 더 보기: 자세히\n    type: note\n\n"
+        "/// details | 확인 코드 펼치기\n    type: note\n\nbmm\n///\n////\n"
+        '??? note "접힘"\n\n    squeeze\n\n끝\n'
+    )
+    shown = main_path(text)
+    assert "정답을 넣습니다" in shown and "끝" in shown
+    assert "노출 편향" not in shown and "bmm" not in shown and "squeeze" not in shown
+    assert section(shown, "## 교사 강요") is not None and section(shown, "## 노출 편향") is None

@@ -29,6 +29,7 @@ DESCRIBES = {
     "live.md": ["src/seq2seq_attention/translation/export.py"],  # the exported graphs' inputs and outputs
     "performance/index.md": ["benchmarks/fused.py", "benchmarks/run.py"],  # the step's tensors and the FLOP model
     "performance/profile.md": ["benchmarks/fused.py"],  # the hand-fused step
+    "appendix/performance.md": ["benchmarks/fused.py", "benchmarks/run.py"],  # the sweep's tensors, the fused step
 }
 """Pages that describe code they do not excerpt: the shape comments of that code count as the page's."""
 LINK = re.compile(r"\]\(([\w./-]+\.md)(?:#[\w-]+)?\)")
