@@ -466,7 +466,6 @@ def describe(model: Seq2Seq) -> dict:
     }
 
 
-# --8<-- [start:weights_file]
 def weights_bytes(model: Seq2Seq, encodings: dict[str, str]) -> bytes:
     """The file `model.js` reads: gzip of (header length as uint32 LE, JSON header, the tensors one after another).
 
@@ -488,9 +487,6 @@ def weights_bytes(model: Seq2Seq, encodings: dict[str, str]) -> bytes:
     header = json.dumps({"format": WEIGHTS_FORMAT, "version": 1, "model": describe(model), "tensors": tensors})
     encoded = header.encode("utf-8")
     return gzip.compress(len(encoded).to_bytes(4, "little") + encoded + b"".join(parts), compresslevel=9, mtime=0)
-
-
-# --8<-- [end:weights_file]
 
 
 def read_weights(path: str | Path) -> tuple[dict, dict[str, torch.Tensor]]:
