@@ -25,7 +25,7 @@ import threading
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
 import pytest
@@ -364,6 +364,50 @@ def test_step_2_can_be_inspected_and_forced_with_step_1_kept_by_mouse_and_keyboa
     assert _focused(live).startswith("step:1. "), _focused(live)
     other = "luong" if model == "bahdanau" else "bahdanau"
     assert not any(label.endswith("✎") for label in _step_labels(state, other))  # the other column is untouched
+
+
+def _recorded() -> dict[str, list[int]]:
+    """The sentences the stepper recorded alone (assets/traces/bahdanau.json) and the steps t of each."""
+    trace = json.loads((ROOT / "docs" / "assets" / "traces" / "bahdanau.json").read_text(encoding="utf-8"))
+    found: dict[str, list[int]] = {}
+    for run in trace["runs"].values():
+        if len(run["sentences"]) == 1:
+            found.setdefault(run["sentences"][0]["source"], [p["t"] for p in run["passes"]])
+    return found
+
+
+def test_the_link_to_the_stepper_is_only_for_recorded_sentences_and_lands_on_the_step_in_view(live, site_server):
+    """Issue 52: for a sentence the stepper did not record, the candidates say which ones it did and offer one; for a
+    recorded one, each recorded step links to the stepper, which opens at that step with its line on screen."""
+    recorded = _recorded()
+    unrecorded = next(s for s in held_out_sentences() if s not in recorded)
+    state = _translate(live, unrecorded)
+    WebDriverWait(live, WAIT_S, poll_frequency=0.05).until(lambda d: _find(d, "[data-live=recorded-example]"))
+    assert not _find(live, "[data-live=line-by-line]", "bahdanau")
+    box = _find(live, "[data-live=line-by-line-box]", "bahdanau")[0]
+    assert all(f"«{sentence}»" in box.text for sentence in recorded), box.text
+    assert not _find(live, "[data-live=line-by-line-box]", "luong")  # the stepper walks the Bahdanau decoder only
+    _click(live, _find(live, "[data-live=recorded-example]", "bahdanau")[0])
+    state = _idle(live)
+    sentence = next(iter(recorded))
+    assert state["result"]["source"] == [*sentence.split(), "<eos>"]
+    last = len(recorded[sentence])
+    _click(live, _find(live, "[data-live=step]", "bahdanau")[last - 1])
+    link = _find(live, "[data-live=line-by-line]", "bahdanau")[0]
+    assert parse_qs(urlsplit(link.get_attribute("href")).fragment) == {"s": [sentence], "t": [str(last)]}
+    _click(live, link)
+    WebDriverWait(live, WAIT_S, poll_frequency=0.05).until(
+        lambda d: d.execute_script("return !!document.querySelector('.stepper-current');")
+    )
+    landed = live.execute_script(
+        "const line = document.querySelector('.stepper-current').getBoundingClientRect();"
+        "const box = document.querySelector('.stepper');"
+        "return {top: line.top, bottom: line.bottom, height: innerHeight, panel: box.textContent};"
+    )
+    assert 0 <= landed["top"] and landed["bottom"] <= landed["height"], landed  # the line is on screen
+    assert f"t = {last} /" in landed["panel"], landed["panel"]
+    live.get(site_server + "live.html")  # back on the live page for the fixture's check
+    _idle(live)
 
 
 def test_candidates_show_log_probabilities_and_the_raw_scores_of_the_selected_step(live):

@@ -388,18 +388,57 @@
     updateScrollCues();
   }
 
-  // Back to the code: the line-by-line page of one decoding step, whose stepper opens this sentence's step t when
-  // it recorded this sentence (docs/assets/javascripts/stepper.js reads the fragment)
+  // Back to the code: the line-by-line page of one decoding step, whose stepper opens this sentence's step t (stepper.js
+  // reads the fragment). The stepper has only the sentences its trace recorded (assets/traces/bahdanau.json, read
+  // after the first translation): for one of them, at a recorded step of its greedy translation, the link; for any
+  // other, which sentences are recorded, and a button that translates one.
   const STEP_PAGE = "bahdanau/forward_step.html";
+  let recorded = null;  // sentence -> the steps t (from 1) of its recorded greedy translation
+
+  async function loadRecorded() {
+    const response = await fetch(`${base}traces/bahdanau.json`);
+    if (!response.ok) throw new Error(`traces/bahdanau.json: HTTP ${response.status}`);
+    const trace = await response.json();
+    recorded = new Map();
+    for (const run of Object.values(trace.runs)) {  // the first one-sentence run of a sentence, as stepper.js picks it
+      const source = run.sentences.length === 1 ? run.sentences[0].source : null;
+      if (source && !recorded.has(source)) recorded.set(source, run.passes.map((pass) => pass.t));
+    }
+    root.querySelectorAll("[data-live=line-by-line-box]").forEach((box) => box.replaceWith(lineByLine(Number(box.dataset.step))));
+  }
+
   function lineByLine(t) {
     const p = document.createElement("p");
     p.className = "live-caption";
-    const link = document.createElement("a");
-    link.dataset.live = "line-by-line";
+    p.dataset.live = "line-by-line-box";
+    p.dataset.step = t;
+    if (!recorded || !current) return p;  // the list of recorded sentences is not in yet
     const sentence = normalize(current.sentence).trim().split(/\s+/).join(" ");
-    link.href = `${STEP_PAGE}#${new URLSearchParams({ s: sentence, t: t + 1 })}`;
-    link.textContent = `스텝 ${t + 1}: 코드 한 줄씩 따라가기 (디코더의 한 스텝)`;
-    p.append(link);
+    if (recorded.get(sentence)?.includes(t + 1) && !current.forced.bahdanau.size) {
+      const link = document.createElement("a");
+      link.dataset.live = "line-by-line";
+      link.href = `${STEP_PAGE}#${new URLSearchParams({ s: sentence, t: t + 1 })}`;
+      link.textContent = `스텝 ${t + 1}: 코드 한 줄씩 따라가기 (디코더의 한 스텝)`;
+      p.append(link);
+      return p;
+    }
+    const sentences = [...recorded.keys()];
+    p.append(`코드 한 줄씩 따라가기(디코더의 한 스텝)는 기록해 둔 문장 ${sentences.map((s) => `«${s}»`).join(", ")}의 ` +
+      "강요 없는 탐욕적 번역에서만 스텝마다 열립니다. ");
+    const offered = sentences.find((s) => s !== sentence) ?? sentences[0];
+    if (offered !== undefined) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "live-example";
+      button.dataset.live = "recorded-example";
+      button.textContent = `«${offered}» 번역하기`;
+      button.disabled = busy > 0;
+      button.addEventListener("click", () => {
+        $("input").value = offered;
+        translate(button);
+      });
+      p.append(button);
+    }
     return p;
   }
 
@@ -854,6 +893,7 @@
     root.dataset.ready = "true";
     busyOff();
     if (root.dataset.autostart !== "false") await translate(null);
+    settled(loadRecorded());  // for the link to the stepper: after the first translation, it competes with nothing
     try {
       progress.phase = "luong";
       drawProgress();
