@@ -377,7 +377,7 @@ def _recorded() -> dict[str, list[int]]:
     trace = json.loads((ROOT / "docs" / "assets" / "traces" / "bahdanau.json").read_text(encoding="utf-8"))
     found: dict[str, list[int]] = {}
     for run in trace["runs"].values():
-        if len(run["sentences"]) == 1:
+        if len(run["sentences"]) == 1 and "passes" in run:
             found.setdefault(run["sentences"][0]["source"], [p["t"] for p in run["passes"]])
     return found
 

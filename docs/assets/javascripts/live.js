@@ -401,7 +401,7 @@
     const trace = await response.json();
     recorded = new Map();
     for (const run of Object.values(trace.runs)) {  // the first one-sentence run of a sentence, as stepper.js picks it
-      const source = run.sentences.length === 1 ? run.sentences[0].source : null;
+      const source = run.sentences.length === 1 && run.passes ? run.sentences[0].source : null;
       if (source && !recorded.has(source)) recorded.set(source, run.passes.map((pass) => pass.t));
     }
     root.querySelectorAll("[data-live=line-by-line-box]").forEach((box) => box.replaceWith(lineByLine(Number(box.dataset.step))));
