@@ -63,19 +63,29 @@
   // ---------- layers ----------
 
   function linear(w, b, x, out = new Float64Array(w.shape[0])) {  // nn.Linear: out = W x + b, W (R, C)
-    const [rows, columns] = w.shape, W = w.values;
-    for (let r = 0; r < rows; r++) {
-      // four partial sums: the four multiply-adds of one turn do not wait for each other (twice as fast in V8)
-      let s0 = b ? b.values[r] : 0, s1 = 0, s2 = 0, s3 = 0, c = 0;
-      const at = r * columns;
-      for (; c + 3 < columns; c += 4) {
-        s0 += W[at + c] * x[c];
-        s1 += W[at + c + 1] * x[c + 1];
-        s2 += W[at + c + 2] * x[c + 2];
-        s3 += W[at + c + 3] * x[c + 3];
+    const [rows, columns] = w.shape, W = w.values, bias = b ? b.values : null;
+    const body = columns - (columns % 4);
+    let r = 0;
+    // Two rows at a time, four partial sums each: eight multiply-adds per turn that do not wait for each other, and
+    // each x[c] read once for both rows (about three times as fast in V8 as one sum per row).
+    for (; r + 1 < rows; r += 2) {
+      const p = r * columns, q = p + columns;
+      let a0 = bias ? bias[r] : 0, a1 = 0, a2 = 0, a3 = 0;
+      let b0 = bias ? bias[r + 1] : 0, b1 = 0, b2 = 0, b3 = 0;
+      let c = 0;
+      for (; c < body; c += 4) {
+        const x0 = x[c], x1 = x[c + 1], x2 = x[c + 2], x3 = x[c + 3];
+        a0 += W[p + c] * x0; a1 += W[p + c + 1] * x1; a2 += W[p + c + 2] * x2; a3 += W[p + c + 3] * x3;
+        b0 += W[q + c] * x0; b1 += W[q + c + 1] * x1; b2 += W[q + c + 2] * x2; b3 += W[q + c + 3] * x3;
       }
-      for (; c < columns; c++) s0 += W[at + c] * x[c];
-      out[r] = s0 + s1 + s2 + s3;
+      for (; c < columns; c++) { a0 += W[p + c] * x[c]; b0 += W[q + c] * x[c]; }
+      out[r] = a0 + a1 + a2 + a3;
+      out[r + 1] = b0 + b1 + b2 + b3;
+    }
+    for (; r < rows; r++) {  // an odd last row
+      let sum = bias ? bias[r] : 0;
+      for (let c = 0, at = r * columns; c < columns; c++) sum += W[at + c] * x[c];
+      out[r] = sum;
     }
     return out;
   }
