@@ -100,7 +100,7 @@ REVIEWED: dict[str, dict[str, str]] = {
     },
     "live.md": {
         "0.01": "the percentage below which the page's script writes a probability as a power of ten (live.js)",
-        "127": "the largest int8 the weights file uses (export._int8_rows: a row divided so that its largest |w| is 127)",
+        "127": "the largest int8 of the weights file (export._int8_rows: a row divided so that its largest is 127)",
     },
     "appendix/live-measurements.md": {
         "80": "the held-out sentences the parity tests check (live_support.PARITY_COUNT, tests/test_live_*.py)",

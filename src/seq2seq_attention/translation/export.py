@@ -484,8 +484,8 @@ def weights_bytes(model: Seq2Seq, encodings: dict[str, str]) -> bytes:
         tensors.append({"name": name, "shape": list(tensor.shape), "encoding": encodings[name], "offset": offset})
         parts.append(data)
         offset += len(data)
-    header = json.dumps({"format": WEIGHTS_FORMAT, "version": 1, "model": describe(model), "tensors": tensors})
-    encoded = header.encode("utf-8")
+    header = {"format": WEIGHTS_FORMAT, "version": 1, "model": describe(model), "tensors": tensors}
+    encoded = json.dumps(header, allow_nan=False).encode("utf-8")
     return gzip.compress(len(encoded).to_bytes(4, "little") + encoded + b"".join(parts), compresslevel=9, mtime=0)
 
 
