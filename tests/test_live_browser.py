@@ -3,11 +3,14 @@
 The built site is served on 127.0.0.1 (`site_server`); Chromium opens `live.html` with its cache off, so
 every load downloads everything. Every test that opens the page also checks that the page raised no
 uncaught error and left no promise rejection unhandled (`errors`). Parity runs the page's own decoding
-functions (`window.liveApi`, the functions the buttons call) on 50 held-out sentences and compares them
-with the PyTorch models rounded to float16 (`live_support`): top-k lists, raw attention scores, forced
-continuations, beam search for k = 1..5, both models. The controls are then used one by one: the step
-buttons (step 2's candidates with step 1 kept), the force buttons, reset, k = 1..5, both columns, the
-linked highlight, the URL's fragment (also opened from disk), focus after every run.
+functions (`window.liveApi`, the functions the buttons call, computing with `assets/live/model.js`) on the 80
+held-out parity sentences and compares them with the PyTorch models holding the weights of the page's
+`weights.bin` files (`live_support`): identical greedy translations, top-k lists, log-probabilities within 1e-4,
+probabilities within 1e-5, raw attention scores within 1e-4 (relative 1e-5), attention rows within 1e-5,
+forced continuations, beam search for k = 1..5 (identical results, scores within 1e-4), both models. The
+controls are then used one by one: the step buttons (step 2's candidates with step 1 kept), the force buttons,
+reset, k = 1..5, both columns, the linked highlight, the URL's fragment (also opened from disk), focus after
+every run.
 
 No test here measures time: how long the first translation takes is `benchmarks/live_page.py`'s job.
 """
@@ -15,11 +18,14 @@ No test here measures time: how long the first translation takes is `benchmarks/
 import functools
 import json
 import math
+import os
+import subprocess
+import sys
 import threading
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
 import pytest
@@ -27,10 +33,11 @@ import torch
 from live_support import (
     BEAM_SIZES,
     TOP_K,
+    checkpoint_with_max_words,
     encode,
-    float16_model,
     forced_prefix,
     held_out_sentences,
+    live_model,
     reference_beam,
     reference_greedy,
     stated_files,
@@ -43,11 +50,11 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from site_support import PAGE_LOAD_S, ROOT
 from test_site_browser import WAIT_S, _leaves_the_site, _requests, browser  # noqa: F401 (browser: a fixture)
 
-pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
-
 MODELS = ("bahdanau", "luong")
 THROTTLE_BYTES_PER_S = 10_000_000 / 8  # 10 Mbit/s
 PAGE_BUDGET = 20_000_000
+FIRST_TRANSLATION_BUDGET = 4_000_000
+"""Bytes the page may download before its first translation (the site's own pages, scripts and fonts included)."""
 
 # Runs before the page's own scripts on every document: uncaught errors and unhandled rejections are kept.
 WATCH_JS = """
@@ -175,7 +182,7 @@ def _shown_probability(text: str) -> float:
 
 
 def _words(model: str, tokens: list[int]) -> list[str]:
-    return [float16_model(model)[1].target.index2word[t] for t in tokens]
+    return [live_model(model)[1].target.index2word[t] for t in tokens]
 
 
 def _step_labels(state: dict, model: str) -> list[str]:
@@ -217,17 +224,27 @@ def live_api(watched: webdriver.Chrome, site_server: str) -> webdriver.Chrome:
     assert not watched.execute_script("return window.__liveErrors;"), "the page raised an error"
 
 
-def test_the_page_downloads_at_most_20_mb_from_the_site_only_and_states_one_time_per_model(watched, site_server):
+def _is_the_translators(url: str) -> bool:
+    """A file of the translator (its weights, vocabularies, sentences, scripts), not of the site around it."""
+    return "/assets/live/" in url or url.endswith("/assets/javascripts/live.js")
+
+
+def test_the_page_downloads_at_most_4_mb_before_its_first_translation_from_the_site_only(watched, site_server):
     _requests(watched)
     _fresh(watched, site_server + "live.html")
     state = _idle(watched)
     fetched = watched.execute_script(
         "return performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))"
-        ".map((e) => [e.name, e.encodedBodySize]);"
+        ".map((e) => [e.name, e.encodedBodySize, e.startTime]);"
     )
-    total = sum(size for _, size in fetched)
-    print(f"everything the page fetched: {total:,} bytes in {len(fetched)} requests")
+    total = sum(size for _, size, _ in fetched)
+    first = watched.execute_script("return window.liveApi.translated.bahdanau;")
+    translator = [(name, size) for name, size, start in fetched if start < first and _is_the_translators(name)]
+    before = sum(size for _, size in translator)
+    print(f"the page fetched {total:,} bytes in {len(fetched)} requests; the translator {before:,} before its first")
     assert total <= PAGE_BUDGET, sorted(fetched, key=lambda entry: -entry[1])[:5]
+    assert before <= FIRST_TRANSLATION_BUDGET, translator
+    assert not [name for name, _, _ in fetched if "onnx" in name or name.endswith(".wasm")], "a runtime or graph"
     assert state["downloaded"] <= total and "불러온 파일" in state["progress"] and not state["bar"]
     stated = stated_files()
     assert state["downloaded"] == sum(sum(files.values()) for files in stated.values())
@@ -245,7 +262,7 @@ def test_at_10_mbit_s_progress_counts_against_the_known_total_never_backwards_wi
     watched.set_network_conditions(
         offline=False, latency=20, download_throughput=THROTTLE_BYTES_PER_S, upload_throughput=THROTTLE_BYTES_PER_S
     )
-    watched.set_page_load_timeout(3 * PAGE_LOAD_S)  # 15 MB at 10 Mbit/s on a busy machine: the load event is late
+    watched.set_page_load_timeout(3 * PAGE_LOAD_S)  # 5 MB at 10 Mbit/s on a busy machine: the load event is late
     try:
         _fresh(watched, site_server + "live.html")
         started = time.monotonic()
@@ -353,6 +370,50 @@ def test_step_2_can_be_inspected_and_forced_with_step_1_kept_by_mouse_and_keyboa
     assert _focused(live).startswith("step:1. "), _focused(live)
     other = "luong" if model == "bahdanau" else "bahdanau"
     assert not any(label.endswith("✎") for label in _step_labels(state, other))  # the other column is untouched
+
+
+def _recorded() -> dict[str, list[int]]:
+    """The sentences the stepper recorded alone (assets/traces/bahdanau.json) and the steps t of each."""
+    trace = json.loads((ROOT / "docs" / "assets" / "traces" / "bahdanau.json").read_text(encoding="utf-8"))
+    found: dict[str, list[int]] = {}
+    for run in trace["runs"].values():
+        if len(run["sentences"]) == 1 and "passes" in run:
+            found.setdefault(run["sentences"][0]["source"], [p["t"] for p in run["passes"]])
+    return found
+
+
+def test_the_link_to_the_stepper_is_only_for_recorded_sentences_and_lands_on_the_step_in_view(live, site_server):
+    """Issue 52: for a sentence the stepper did not record, the candidates say which ones it did and offer one; for a
+    recorded one, each recorded step links to the stepper, which opens at that step with its line on screen."""
+    recorded = _recorded()
+    unrecorded = next(s for s in held_out_sentences() if s not in recorded)
+    state = _translate(live, unrecorded)
+    WebDriverWait(live, WAIT_S, poll_frequency=0.05).until(lambda d: _find(d, "[data-live=recorded-example]"))
+    assert not _find(live, "[data-live=line-by-line]", "bahdanau")
+    box = _find(live, "[data-live=line-by-line-box]", "bahdanau")[0]
+    assert all(f"«{sentence}»" in box.text for sentence in recorded), box.text
+    assert not _find(live, "[data-live=line-by-line-box]", "luong")  # the stepper walks the Bahdanau decoder only
+    _click(live, _find(live, "[data-live=recorded-example]", "bahdanau")[0])
+    state = _idle(live)
+    sentence = next(iter(recorded))
+    assert state["result"]["source"] == [*sentence.split(), "<eos>"]
+    last = len(recorded[sentence])
+    _click(live, _find(live, "[data-live=step]", "bahdanau")[last - 1])
+    link = _find(live, "[data-live=line-by-line]", "bahdanau")[0]
+    assert parse_qs(urlsplit(link.get_attribute("href")).fragment) == {"s": [sentence], "t": [str(last)]}
+    _click(live, link)
+    WebDriverWait(live, WAIT_S, poll_frequency=0.05).until(
+        lambda d: d.execute_script("return !!document.querySelector('.stepper-current');")
+    )
+    landed = live.execute_script(
+        "const line = document.querySelector('.stepper-current').getBoundingClientRect();"
+        "const box = document.querySelector('.stepper');"
+        "return {top: line.top, bottom: line.bottom, height: innerHeight, panel: box.textContent};"
+    )
+    assert 0 <= landed["top"] and landed["bottom"] <= landed["height"], landed  # the line is on screen
+    assert f"t = {last} /" in landed["panel"], landed["panel"]
+    live.get(site_server + "live.html")  # back on the live page for the fixture's check
+    _idle(live)
 
 
 def test_candidates_show_log_probabilities_and_the_raw_scores_of_the_selected_step(live):
@@ -538,7 +599,7 @@ def test_a_question_mark_is_explained_by_what_the_training_sentences_look_like(l
 
 def test_a_luong_file_that_fails_to_load_is_said_and_stays_said(watched, site_server):
     watched.execute_cdp_cmd("Network.enable", {})
-    watched.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*live/luong/step.onnx"]})
+    watched.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*live/luong/weights.bin"]})
     try:
         _fresh(watched, site_server + "live.html")
         state = _idle(watched)
@@ -667,9 +728,10 @@ def test_the_table_has_axes_the_figures_grey_scale_and_a_legend_on_one_line(live
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_the_page_decodes_like_pytorch_on_50_held_out_sentences(live_api, model):
-    """Top-k lists, raw scores, the greedy table and a forced continuation, against the float16 PyTorch model."""
-    for sentence in held_out_sentences(50):
+def test_the_page_decodes_like_pytorch_on_80_held_out_sentences(live_api, model):
+    """Greedy translations, top-k lists, raw scores, attention rows and a forced continuation, against PyTorch with
+    the page's weights: every translation identical, every number within the tolerance the module states."""
+    for sentence in held_out_sentences():
         ids = [*encode(sentence)]
         page = _api(live_api, "decode", model, ids)
         reference = reference_greedy(model, ids)
@@ -690,7 +752,7 @@ def test_the_page_decodes_like_pytorch_on_50_held_out_sentences(live_api, model)
 
 @pytest.mark.parametrize("model", MODELS)
 def test_the_page_beam_search_is_beam_search_decode_for_k_1_to_5(live_api, model):
-    for sentence in held_out_sentences(50):
+    for sentence in held_out_sentences():
         ids = encode(sentence)
         for k in BEAM_SIZES:
             page = _api(live_api, "beam", model, ids, k)
@@ -699,19 +761,44 @@ def test_the_page_beam_search_is_beam_search_decode_for_k_1_to_5(live_api, model
             assert abs(page["score"] - score) < 1e-4, (sentence, k, page["score"], score)
 
 
-def test_opened_from_disk_the_page_says_why_keeps_its_controls_off_and_reads_its_fragment(watched, built_site):
-    """From file:// the page gives the one command that serves the folder, fetches nothing itself (the browser
-    refuses only the files the page's HTML preloads), and the home page's offline sentence names the exception."""
+def _network(driver) -> tuple[list[str], list[str]]:
+    """The URLs requested and the requests that failed (a refused file is a console error) since the last call."""
+    requested, failed = [], []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            requested.append(message["params"]["request"]["url"])
+        elif message["method"] == "Network.loadingFailed":
+            failed.append(f"{message['params'].get('type')}: {message['params'].get('errorText')}")
+    return requested, failed
+
+
+def test_opened_from_disk_the_page_says_why_in_one_message_keeps_its_controls_off_and_reads_its_fragment(
+    watched, built_site
+):
+    """From file:// the page gives the one command that serves the folder and nothing else: no progress line, no
+    empty line of examples, no request for a model file (so no refused file in the console), and the home page's
+    offline sentence names the exception."""
     sentence = "nous sommes en retard ."
-    _requests(watched)
+    _network(watched)
     watched.get((built_site.root / "live.html").as_uri() + "#s=" + sentence.replace(" ", "+") + "&k=4")
     WebDriverWait(watched, WAIT_S, poll_frequency=0.05).until(lambda d: _state(d)["ready"] == "error")
+    time.sleep(0.5)  # any late request would show in the log
     state = _state(watched)
     assert "file://" in state["message"] and "mkdocs serve" in state["message"]
     assert "python -m http.server" in state["message"] and "http://localhost:8000/live.html" in state["message"]
-    preloaded = {"ort-wasm.wasm", "encoder.onnx", "step.onnx"}
-    fetched = {url.rsplit("/", 1)[-1] for url in _requests(watched) if "/assets/live/" in url or url.endswith(".wasm")}
-    assert fetched <= preloaded, f"the script fetched {fetched - preloaded} from a page that cannot read them"
+    requested, failed = _network(watched)
+    fetched = [url for url in requested if "/assets/live/" in url and not url.endswith(".js")]
+    assert not fetched, f"the page requested {fetched} from disk, where the browser refuses them"
+    assert not failed, failed
+    shown = watched.execute_script(
+        "const r = document.getElementById('live-translator'), seen = (e) => e.getClientRects().length > 0;"
+        "return {progress: seen(r.querySelector('[data-live=progress]')),"
+        "        examples: seen(r.querySelector('[data-live=examples-line]')),"
+        "        messages: [...r.querySelectorAll('[role=alert], [role=status]')].filter(seen)"
+        "          .filter((e) => e.textContent.trim()).length};"
+    )
+    assert shown == {"progress": False, "examples": False, "messages": 1}, shown
     known = watched.find_element(By.CSS_SELECTOR, ".live-known p").text
     assert ". ." not in known, known  # the sentence the page fills in is empty here: no stray period
     home = " ".join((ROOT / "docs" / "index.md").read_text(encoding="utf-8").split())
@@ -743,12 +830,30 @@ class _Overlay(SimpleHTTPRequestHandler):
         pass
 
 
-def test_an_export_of_a_model_trained_on_8_words_lets_the_page_take_8_words(watched, built_site, eight_word_export):
-    """`eight_word_export` (tests/conftest.py): `seq2seq-attention export-onnx` of a checkpoint trained on 8 words."""
-    result, out = eight_word_export
+@pytest.fixture(scope="module")
+def eight_word_weights(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, Path]:
+    """`python -m seq2seq_attention.translation.export` run in a fresh Python (src/ first on its path) on
+    `live_support.checkpoint_with_max_words(..., 8)`: what the command did and its `--out` folder."""
+    folder = tmp_path_factory.mktemp("eight-word-weights")
+    checkpoint = checkpoint_with_max_words(folder / "eight", 8)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(
+        [sys.executable, "-m", "seq2seq_attention.translation.export", "--checkpoint", str(checkpoint),
+         "--out", str(folder / "out")],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    return result, folder / "out"
+
+
+def test_an_export_of_a_model_trained_on_8_words_lets_the_page_take_8_words(watched, built_site, eight_word_weights):
+    """`eight_word_weights`: the weights export of a checkpoint trained on 8 words, served in place of the page's."""
+    result, out = eight_word_weights
     assert result.returncode == 0, result.stderr
+    assert [line.split(" (")[0] for line in result.stdout.splitlines()] == [
+        f"wrote {out / name}" for name in ("weights.bin", "vocabularies.json", "sentences.json")
+    ]
     assert json.loads((out / "vocabularies.json").read_text(encoding="utf-8"))["max_words"] == 8
-    # The shipped Luong graphs (same vocabularies) are served from the site as they are.
+    # The shipped Luong weights (same vocabularies) are served from the site as they are.
     handler = functools.partial(
         type("Handler", (_Overlay,), {"base_path": built_site.base_path, "overlay": out}),
         directory=str(built_site.root),

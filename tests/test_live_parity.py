@@ -1,15 +1,20 @@
-"""The live page's two exported models, run by onnxruntime through `search.py`'s loops, against PyTorch.
+"""The live page's weights files against PyTorch, and the ONNX export (a CLI feature the page no longer uses).
 
-For 50 held-out sentences and both models (Bahdanau and Luong scaled-dot): the top-k lists of every
-greedy step, the raw attention scores e_tj and their softmax, a forced continuation (a prefix the model
-would not produce itself), and beam search for k = 1..5 against `beam_search_decode` (scores within 1e-4).
-Also: the file sizes the page states for its progress bar, and `GraphDecoder`'s refusal of token
-indices that onnxruntime would misread or die on. PyTorch runs with the same float16-rounded
-weights as the graphs (`half_precision`). The browser test (`test_live_browser.py`) checks the same
-things for the page's JavaScript.
+The page computes with `weights.bin` (float16, and int8 with a per-row scale where the export found the
+translations unchanged): the file reads back (`read_weights`) into exactly what the writer stored; the page's
+model translates the 80 held-out parity sentences, greedy and by beam search for k = 1..5, as the float16 model
+does; the shipped files are what the writer writes today, and the sizes the page states are theirs. The browser
+test (`test_live_browser.py`) checks the page's JavaScript against the PyTorch model with those weights.
+
+The ONNX graphs, exported afresh into a temporary folder, run by onnxruntime through `search.py`'s loops against
+the float16 PyTorch model (`half_precision`): the top-k lists of every greedy step, the raw attention scores e_tj
+and their softmax, a forced continuation, and beam search for k = 1..5 (scores within 1e-4); and
+`GraphDecoder`'s refusal of token indices that onnxruntime would misread or die on.
 """
 
 import json
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,41 +24,55 @@ from hypothesis import strategies as st
 from live_support import (
     BEAM_SIZES,
     CHECKPOINTS,
-    GRAPHS,
     LIVE,
     PAGE_FILES,
     ROOT,
     TOP_K,
+    WEIGHTS,
     encode,
     forced_prefix,
     held_out_sentences,
+    live_model,
     reference_beam,
     reference_greedy,
     stated_files,
     vocabularies_document,
 )
+from support import tiny_translator
 
-onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
-
-from seq2seq_attention import load_checkpoint  # noqa: E402
-from seq2seq_attention.translation.export import GraphDecoder, export_sentences  # noqa: E402
-from seq2seq_attention.translation.search import beam_search, greedy_search  # noqa: E402
+from seq2seq_attention import load_checkpoint
+from seq2seq_attention.translation.export import (
+    GraphDecoder,
+    choose_encodings,
+    export_onnx,
+    export_sentences,
+    export_weights,
+    read_weights,
+    weights_bytes,
+)
+from seq2seq_attention.translation.search import beam_search, greedy_search
 
 pytestmark = pytest.mark.usefixtures("one_thread")
-MODELS = tuple(GRAPHS)
-PAGE_BUDGET = 20_000_000
+MODELS = tuple(WEIGHTS)
+FIRST_TRANSLATION_BUDGET = 4_000_000
+"""What the page may download before its first translation (bytes): the Bahdanau weights and the two JSON files."""
 
 
 @pytest.fixture(scope="module")
-def graphs() -> dict[str, GraphDecoder]:
+def graphs(tmp_path_factory) -> dict[str, GraphDecoder]:
+    """Both models exported with `export_onnx` into a temporary folder, opened by onnxruntime."""
+    onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
-    return {
-        model: GraphDecoder(
+    decoders = {}
+    for model in MODELS:
+        checkpoint = load_checkpoint(CHECKPOINTS[model])
+        folder = tmp_path_factory.mktemp(model)
+        export_onnx(checkpoint.model, checkpoint.vocabs, folder)
+        decoders[model] = GraphDecoder(
             *(onnxruntime.InferenceSession(str(folder / name), options) for name in ("encoder.onnx", "step.onnx"))
         )
-        for model, folder in GRAPHS.items()
-    }
+    return decoders
 
 
 def recording(graph: GraphDecoder):
@@ -69,13 +88,13 @@ def recording(graph: GraphDecoder):
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_top_k_lists_scores_and_forced_continuations_equal_pytorch(graphs, model):
+def test_the_onnx_graphs_top_k_lists_scores_and_forced_continuations_equal_pytorch(graphs, model):
     graph = graphs[model]
-    for sentence in held_out_sentences(50):
+    for sentence in held_out_sentences():
         ids = encode(sentence)
         forward_step, scores = recording(graph)
         tokens, logits, weights, _ = greedy_search(forward_step, graph.init_state(ids))  # (1, T), (1, T, V)
-        reference = reference_greedy(model, ids)
+        reference = reference_greedy(model, ids, weights="float16")
         assert tokens[0].tolist() == reference["tokens"], sentence
         assert logits[0].topk(TOP_K).indices.tolist() == reference["logits"].topk(TOP_K).indices.tolist(), sentence
         np.testing.assert_allclose(logits[0].numpy(), reference["logits"].numpy(), atol=1e-4)
@@ -84,11 +103,11 @@ def test_top_k_lists_scores_and_forced_continuations_equal_pytorch(graphs, model
         np.testing.assert_allclose(raw.numpy(), reference["scores"].numpy(), rtol=1e-5, atol=1e-4)
         np.testing.assert_allclose(torch.softmax(raw, dim=-1).numpy(), weights[0].numpy(), atol=1e-6)
         assert raw.argmax(-1).tolist() == weights[0].argmax(-1).tolist(), sentence  # the softmax keeps the order
-        prefix = forced_prefix(model, ids)
+        prefix = forced_prefix(model, ids, weights="float16")
         forced, _, _, _ = greedy_search(
             graph.forward_step, graph.init_state(ids), prefix=torch.tensor([prefix])
         )  # (1, P)
-        assert forced[0].tolist() == reference_greedy(model, ids, prefix)["tokens"], (sentence, prefix)
+        assert forced[0].tolist() == reference_greedy(model, ids, prefix, "float16")["tokens"], (sentence, prefix)
         assert forced[0, : len(prefix)].tolist() == prefix
 
 
@@ -96,11 +115,11 @@ def test_top_k_lists_scores_and_forced_continuations_equal_pytorch(graphs, model
 @pytest.mark.parametrize("model", MODELS)
 def test_beam_search_on_the_graphs_is_beam_search_decode_for_k_1_to_5(graphs, model):
     graph = graphs[model]
-    for sentence in held_out_sentences(50):
+    for sentence in held_out_sentences():
         ids = encode(sentence)
         for k in BEAM_SIZES:
             tokens, scores = beam_search(graph.forward_step, graph.init_state(ids), beam_size=k)  # (1, T), (1,)
-            expected, score = reference_beam(model, ids, k)
+            expected, score = reference_beam(model, ids, k, "float16")
             assert tokens[0].tolist() == expected, (sentence, k)
             assert abs(float(scores[0]) - score) < 1e-4, (sentence, k)
 
@@ -119,11 +138,12 @@ def test_the_sentence_lists_are_the_split_the_models_trained_on(tmp_path):
     assert shipped == written and shipped["split"] == "by_english"
     for model in MODELS:
         assert load_checkpoint(CHECKPOINTS[model]).training["config"]["split"] == shipped["split"]
-    assert set(held_out_sentences(50)) <= set(shipped["held_out"])
+    assert set(held_out_sentences()) <= set(shipped["held_out"])
 
 
-def test_everything_the_page_fetches_fits_20_mb():
-    assert sum(path.stat().st_size for path in PAGE_FILES) <= PAGE_BUDGET
+def test_what_the_first_translation_needs_fits_4_mb():
+    first = stated_files()["first"]
+    assert sum(first.values()) <= FIRST_TRANSLATION_BUDGET, first
 
 
 def test_the_sizes_the_page_states_for_its_progress_are_the_files_sizes():
@@ -132,9 +152,94 @@ def test_the_sizes_the_page_states_for_its_progress_are_the_files_sizes():
     assets = ROOT / "docs" / "assets"
     actual = {phase: {path: (assets / path).stat().st_size for path in files} for phase, files in stated.items()}
     assert stated == actual
-    assert {assets / path for files in stated.values() for path in files} == set(PAGE_FILES) - {
-        PAGE_FILES[0]  # ort.wasm.min.js: a script tag, not counted
+    assert {assets / path for files in stated.values() for path in files} == set(PAGE_FILES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", MODELS)
+def test_the_shipped_weights_are_what_the_writer_writes(tmp_path, model):
+    """A re-export of the checkpoint gives the committed file, byte for byte (gzip without a time stamp)."""
+    checkpoint = load_checkpoint(CHECKPOINTS[model])
+    written = export_weights(checkpoint.model, checkpoint.vocabs, tmp_path, max_words=6)
+    assert written[0].read_bytes() == WEIGHTS[model].read_bytes()
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_the_page_model_translates_the_parity_sentences_as_the_float16_model(model):
+    """Greedy and beam search (k = 1..5) on the 80 parity sentences, batched: int8 changed no translation."""
+    from seq2seq_attention.translation.export import _translations
+
+    page, vocabs = live_model(model)
+    half, _ = live_model(model, "float16")
+    sentences = held_out_sentences()
+    assert _translations(page, vocabs, sentences) == _translations(half, vocabs, sentences)
+    header, _ = read_weights(WEIGHTS[model])
+    assert {entry["encoding"] for entry in header["tensors"]} == {"float16", "int8"}, "both encodings are in use"
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_every_stored_weight_is_within_half_a_step_of_the_checkpoint(model):
+    """float16: the weight rounded to float16, exactly; int8: within half of its row's scale of the float16 weight."""
+    header, tensors = read_weights(WEIGHTS[model])
+    checkpoint = load_checkpoint(CHECKPOINTS[model]).model.state_dict()
+    assert [entry["name"] for entry in header["tensors"]] == list(checkpoint)
+    for entry in header["tensors"]:
+        weight, stored = checkpoint[entry["name"]], tensors[entry["name"]]
+        assert list(stored.shape) == entry["shape"] == list(weight.shape)
+        if entry["encoding"] == "float16":
+            assert torch.equal(stored, weight.half().float()), entry["name"]
+        else:
+            step = weight.abs().amax(dim=1, keepdim=True) / 127  # (R, 1)
+            assert bool(((stored - weight).abs() <= step / 2 + 1e-6).all()), entry["name"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    rows=st.integers(1, 9),
+    columns=st.integers(1, 9),
+    seed=st.integers(0, 2**16),
+    int8=st.booleans(),
+)
+def test_a_weights_file_reads_back_as_written(rows, columns, seed, int8):
+    """Any tensor shape, either encoding: `read_weights` gives the float16 value, or int8 times the row's scale."""
+    from seq2seq_attention.translation.export import _dequantized, _int8_rows
+
+    generator = torch.Generator().manual_seed(seed)
+    tiny = tiny_translator()
+    with torch.no_grad():
+        tiny.decoder.out.weight.copy_(torch.randn(tiny.decoder.out.weight.shape, generator=generator))
+    encodings = {name: "float16" for name in tiny.state_dict()}
+    encodings["decoder.out.weight"] = "int8" if int8 else "float16"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "weights.bin"
+        path.write_bytes(weights_bytes(tiny, encodings))
+        header, tensors = read_weights(path)
+    assert header["model"] == {
+        "decoder": "bahdanau",
+        "score": "additive",
+        "hidden_size": 8,
+        "bidirectional": False,
+        "input_feeding": False,
     }
+    weight = tiny.decoder.out.weight.detach()
+    expected = _dequantized(*_int8_rows(weight)) if int8 else weight.half().float()
+    assert torch.equal(tensors["decoder.out.weight"], expected)
+    assert torch.equal(tensors["decoder.gru.weight_hh_l0"], tiny.decoder.gru.weight_hh_l0.detach().half().float())
+
+
+def test_int8_is_chosen_only_where_translations_hold():
+    """A weight whose int8 rounding would change a translation stays float16: here, a decoder output layer scaled so
+    that int8 loses its small rows."""
+    from seq2seq_attention.translation.export import parity_sentences
+
+    checkpoint = load_checkpoint(CHECKPOINTS["luong"])
+    model, vocabs = checkpoint.model, checkpoint.vocabs
+    with torch.no_grad():
+        model.decoder.out.weight[:, 0] *= 1000  # one huge column: every row's scale is set by it
+    sentences = parity_sentences(vocabs, 20)
+    encodings = choose_encodings(model, vocabs, sentences)
+    assert encodings["decoder.out.weight"] == "float16"
+    assert "int8" in encodings.values()
 
 
 @settings(max_examples=40, deadline=None)

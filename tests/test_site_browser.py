@@ -298,16 +298,18 @@ return {ready: root.dataset.ready, done: root.dataset.done, first: window.liveFi
 
 
 def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome, site_server: str):
-    """50 held-out sentences typed into the page give the ONNX/PyTorch tokens and attention; unknown words are named."""
-    onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
-    from seq2seq_attention import load_checkpoint, load_pairs, split_pairs
-    from seq2seq_attention.translation.export import GraphDecoder
+    """50 held-out sentences typed into the page give PyTorch's tokens and attention with the page's weights
+    (`page_model`); unknown words are named."""
+    import torch
+
+    from seq2seq_attention import collate, load_checkpoint, load_pairs, split_pairs
+    from seq2seq_attention.core.tokens import EOS_IDX
+    from seq2seq_attention.translation.export import page_model
     from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
     from seq2seq_attention.translation.search import greedy_search
 
-    live = ROOT / "docs" / "assets" / "live"
-    sessions = [onnxruntime.InferenceSession(str(live / name)) for name in ("encoder.onnx", "step.onnx")]
-    vocabs = load_checkpoint(PRETRAINED_DIR / "bahdanau").vocabs
+    checkpoint = load_checkpoint(PRETRAINED_DIR / "bahdanau")
+    model, vocabs = page_model(checkpoint.model, ROOT / "docs" / "assets" / "live" / "weights.bin"), checkpoint.vocabs
     _requests(browser)
     open_page(browser, site_server + "live.html")
     WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
@@ -333,8 +335,10 @@ def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome,
             lambda d: d.execute_script(LIVE_STATE_JS)["done"] == "true"
         )
         result = browser.execute_script(LIVE_STATE_JS)["result"]
-        graph = GraphDecoder(*sessions)
-        tokens, _, weights, _ = greedy_search(graph.forward_step, graph.init_state(vocabs.source.encode(sentence)))
+        batch = collate([(vocabs.source.encode(sentence), [EOS_IDX])])
+        with torch.no_grad():
+            state = model.decoder.init_state(*model.encode(batch.source, batch.lengths))
+            tokens, _, weights, _ = greedy_search(model.decoder.forward_step, state)
         tokens, weights = tokens[0].tolist(), weights[0].numpy()  # (T,), (T, S)
         assert result["tokens"] == tokens, sentence
         assert np.abs(np.array(result["weights"]) - weights).max() < 1e-5, sentence

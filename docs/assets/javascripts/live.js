@@ -1,5 +1,6 @@
 // The live translator: the packaged Bahdanau model and the Luong (scaled dot) model of the attention comparison,
-// as ONNX graphs with float16 weights, run by onnxruntime-web in the page. Normalisation and the input checks follow
+// computed in plain JavaScript (assets/live/model.js, loaded before this script) from one weights file per model.
+// Normalisation and the input checks follow
 // the Python side (translation/corpus.py, search.py); the greedy, forced and beam loops follow search.py's
 // greedy_decode and beam_search_decode step for step, one sentence at a time.
 (() => {
@@ -15,7 +16,7 @@
   const FILES = { first: JSON.parse(root.dataset.firstFiles), luong: JSON.parse(root.dataset.luongFiles) };
   const $ = (name, scope = root) => scope.querySelector(`[data-live="${name}"]`);
   const columnOf = (model) => root.querySelector(`[data-model-column="${model}"]`);
-  const loaded = {};  // model name -> {encoder, step}
+  const loaded = {};  // model name -> the model (liveModel.load: its architecture and weights)
   let vocab = null, splits = null, first = true, busy = 0, run = 0;
   let settling = true;  // until the second model has loaded (or failed to) and translated: data-done stays false
   // The sentence shown: {sentence, ids, source, results: {model: decoded}, forced: {model: Map(step -> token)},
@@ -81,21 +82,14 @@
 
   // ---------- the model: encoder once, then one decoder step at a time ----------
 
-  const int64 = (values, dims) => new ort.Tensor("int64", BigInt64Array.from(values.map(BigInt)), dims);
-
-  async function encode(model, ids) {
-    const { keys, hidden, proj_keys } = await loaded[model].encoder.run({ tokens: int64(ids, [1, ids.length]) });
-    return { keys, hidden, proj_keys };
+  function encode(model, ids) {  // the encoder's keys, the keys projected once, and the decoder's first state
+    const encoded = window.liveModel.encode(loaded[model], ids);
+    return { ...encoded, state: window.liveModel.initState(loaded[model], encoded) };
   }
 
-  async function step(model, encoded, hidden, token) {
-    const result = await loaded[model].step.run({
-      token: int64([token], [1, 1]), hidden, keys: encoded.keys, proj_keys: encoded.proj_keys,
-    });
-    return {
-      logits: result.logits.data, hidden: result.next_hidden,
-      weights: Array.from(result.weights.data), scores: Array.from(result.scores.data),
-    };
+  function step(model, encoded, state, token) {  // the decoder's forward_step (model.js)
+    const out = window.liveModel.step(loaded[model], encoded, state, token);
+    return { logits: out.logits, state: out.state, weights: Array.from(out.weights), scores: Array.from(out.scores) };
   }
 
   function topk(logits, k) {  // the k largest logits, largest first (ties: the smaller index first)
@@ -136,11 +130,11 @@
   // (step -> token) or, as `greedy_search`'s prefix, an array of the first tokens.
   async function decode(model, ids, forced = new Map(), onRow = async () => true) {
     if (Array.isArray(forced)) forced = new Map(forced.map((token, t) => [t, token]));
-    const encoded = await encode(model, ids);
-    let hidden = encoded.hidden;
+    const encoded = encode(model, ids);
+    let state = encoded.state;
     const tokens = [], weights = [], scores = [], tops = [], shifts = [];
     for (let t = 0; t < vocab.max_length; t++) {
-      const out = await step(model, encoded, hidden, t === 0 ? SOS : tokens[t - 1]);
+      const out = step(model, encoded, state, t === 0 ? SOS : tokens[t - 1]);
       const top = candidates(out.logits);
       const token = forced.has(t) ? forced.get(t) : top[0].token;
       tokens.push(token);
@@ -150,7 +144,7 @@
       shifts.push(logSumExp(out.logits));
       if (!(await onRow(t, token, out.weights, forced.has(t)))) return null;  // a newer run took over
       if (token === EOS) break;
-      hidden = out.hidden;
+      state = out.state;
     }
     return { tokens, weights, scores, candidates: tops, logSumExp: shifts, forced: [...forced.keys()] };
   }
@@ -160,18 +154,18 @@
   // candidates finishes a hypothesis, scores are log-probabilities divided by length ** LENGTH_PENALTY.
   // Each kept or finished hypothesis remembers its parent (its row among the previous step's kept ones): the tree.
   async function beam(model, ids, k, lengthPenalty = LENGTH_PENALTY) {
-    const encoded = await encode(model, ids);
-    let kept = [{ tokens: [], score: 0, hidden: encoded.hidden }];
+    const encoded = encode(model, ids);
+    let kept = [{ tokens: [], score: 0, state: encoded.state }];
     let best = null, finishedCount = 0;
     const steps = [];
     for (let t = 0; t < vocab.max_length; t++) {
       const extended = [];
       for (let b = 0; b < kept.length; b++) {
         const hyp = kept[b];
-        const out = await step(model, encoded, hyp.hidden, t === 0 ? SOS : hyp.tokens[t - 1]);
+        const out = step(model, encoded, hyp.state, t === 0 ? SOS : hyp.tokens[t - 1]);
         const logp = logSoftmax(out.logits);
         for (const token of topk(logp, 2 * k)) {  // only the 2k best of a row can be among the 2k best overall
-          extended.push({ tokens: [...hyp.tokens, token], score: hyp.score + logp[token], hidden: out.hidden, row: b });
+          extended.push({ tokens: [...hyp.tokens, token], score: hyp.score + logp[token], state: out.state, row: b });
         }
       }
       extended.sort((a, b) => b.score - a.score || a.row - b.row);
@@ -394,18 +388,57 @@
     updateScrollCues();
   }
 
-  // Back to the code: the line-by-line page of one decoding step, whose stepper opens this sentence's step t when
-  // it recorded this sentence (docs/assets/javascripts/stepper.js reads the fragment)
+  // Back to the code: the line-by-line page of one decoding step, whose stepper opens this sentence's step t (stepper.js
+  // reads the fragment). The stepper has only the sentences its trace recorded (assets/traces/bahdanau.json, read
+  // after the first translation): for one of them, at a recorded step of its greedy translation, the link; for any
+  // other, which sentences are recorded, and a button that translates one.
   const STEP_PAGE = "bahdanau/forward_step.html";
+  let recorded = null;  // sentence -> the steps t (from 1) of its recorded greedy translation
+
+  async function loadRecorded() {
+    const response = await fetch(`${base}traces/bahdanau.json`);
+    if (!response.ok) throw new Error(`traces/bahdanau.json: HTTP ${response.status}`);
+    const trace = await response.json();
+    recorded = new Map();
+    for (const run of Object.values(trace.runs)) {  // the first one-sentence run of a sentence, as stepper.js picks it
+      const source = run.sentences.length === 1 && run.passes ? run.sentences[0].source : null;
+      if (source && !recorded.has(source)) recorded.set(source, run.passes.map((pass) => pass.t));
+    }
+    root.querySelectorAll("[data-live=line-by-line-box]").forEach((box) => box.replaceWith(lineByLine(Number(box.dataset.step))));
+  }
+
   function lineByLine(t) {
     const p = document.createElement("p");
     p.className = "live-caption";
-    const link = document.createElement("a");
-    link.dataset.live = "line-by-line";
+    p.dataset.live = "line-by-line-box";
+    p.dataset.step = t;
+    if (!recorded || !current) return p;  // the list of recorded sentences is not in yet
     const sentence = normalize(current.sentence).trim().split(/\s+/).join(" ");
-    link.href = `${STEP_PAGE}#${new URLSearchParams({ s: sentence, t: t + 1 })}`;
-    link.textContent = `스텝 ${t + 1}: 코드 한 줄씩 따라가기 (디코더의 한 스텝)`;
-    p.append(link);
+    if (recorded.get(sentence)?.includes(t + 1) && !current.forced.bahdanau.size) {
+      const link = document.createElement("a");
+      link.dataset.live = "line-by-line";
+      link.href = `${STEP_PAGE}#${new URLSearchParams({ s: sentence, t: t + 1 })}`;
+      link.textContent = `스텝 ${t + 1}: 코드 한 줄씩 따라가기 (디코더의 한 스텝)`;
+      p.append(link);
+      return p;
+    }
+    const sentences = [...recorded.keys()];
+    p.append(`코드 한 줄씩 따라가기(디코더의 한 스텝)는 기록해 둔 문장 ${sentences.map((s) => `«${s}»`).join(", ")}의 ` +
+      "강요 없는 탐욕적 번역에서만 스텝마다 열립니다. ");
+    const offered = sentences.find((s) => s !== sentence) ?? sentences[0];
+    if (offered !== undefined) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "live-example";
+      button.dataset.live = "recorded-example";
+      button.textContent = `«${offered}» 번역하기`;
+      button.disabled = busy > 0;
+      button.addEventListener("click", () => {
+        $("input").value = offered;
+        translate(button);
+      });
+      p.append(button);
+    }
     return p;
   }
 
@@ -764,37 +797,23 @@
     frame ||= requestAnimationFrame(() => { frame = 0; drawProgress(); });
   }
 
-  async function download(path) {
-    const response = await fetch(`${base}${path}`);
+  // The first translation's files: their requests started by the page before this script ran (live.md), else now.
+  async function download(path, unpack = false) {
+    const response = await (window.liveRequests?.[path] ?? fetch(`${base}${path}`));
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-    return new Uint8Array(await new Response(counted(response, path)).arrayBuffer());
-  }
-
-  // onnxruntime-web fetches its WebAssembly binary itself and compiles it while the bytes arrive. So that the
-  // progress line can count those bytes too, fetch is wrapped until the runtime is up: the runtime gets the real
-  // response, its body read through the counter.
-  function countRuntimeFetch() {
-    const original = window.fetch;
-    const path = "onnxruntime-web/ort-wasm.wasm";
-    window.fetch = async (input, init) => {
-      const response = await original(input, init);
-      if (!String(input).endsWith("ort-wasm.wasm") || !response.ok) return response;
-      return new Response(counted(response, path), { status: response.status, headers: response.headers });
-    };
-    return () => { window.fetch = original; };
+    const body = counted(response, path);
+    return unpack ? window.liveModel.unpack(body) : new Uint8Array(await new Response(body).arrayBuffer());
   }
 
   const text = (bytes) => JSON.parse(new TextDecoder().decode(bytes));
   const settled = (promise) => { promise.catch(() => {}); return promise; };  // its error is read where it is awaited
 
-  function fetchModel(model) {  // the two graphs' bytes, as two promises
-    const dir = MODELS[model].dir;
-    return ["encoder", "step"].map((part) => settled(download(`${dir}${part}.onnx`)));
+  function fetchModel(model) {  // the weights file's bytes, as a promise
+    return settled(download(`${MODELS[model].dir}weights.bin`, true));  // unpacked as its bytes arrive
   }
 
-  async function openModel(model, [encoder, step]) {  // the first session made also starts the runtime
-    const encoderSession = await ort.InferenceSession.create(await encoder);
-    loaded[model] = { encoder: encoderSession, step: await ort.InferenceSession.create(await step) };
+  async function openModel(model, bytes) {  // unpacked and decoded once: float16 and int8 to float32
+    loaded[model] = await window.liveModel.load(await bytes);
     live.times[model] = performance.now();
     root.dataset[model] = "ready";
   }
@@ -818,8 +837,8 @@
   }
 
   function drawSizes() {
-    $("progress-note").textContent = `첫 번역에 필요한 파일은 모두 ${size(total("first"))}(실행기 ` +
-      `${size(FILES.first["onnxruntime-web/ort-wasm.wasm"])} 포함), 루옹 모델은 그 뒤에 ${size(total("luong"))}를 더 받습니다.`;
+    $("progress-note").textContent = `첫 번역에 필요한 파일은 모두 ${size(total("first"))}(바다나우 모델의 가중치 ` +
+      `${size(FILES.first["live/weights.bin"])} 포함), 루옹 모델은 그 뒤에 ${size(total("luong"))}를 더 받습니다.`;
   }
 
   function openedFromDisk() {  // the browser refuses a page opened from a file the model files it would fetch
@@ -828,6 +847,7 @@
       "스크립트가 모델 파일을 읽지 못하게 막기 때문입니다. 내려받은 사이트 폴더(site)에서 python -m http.server 를 " +
       `실행하고 http://localhost:8000/${page} 를 여세요(mkdocs serve나 게시된 사이트에서도 됩니다).`;
     $("progress").hidden = true;
+    $("examples-line").hidden = true;  // one message: no empty line of examples, nothing that seems to load
     root.dataset.ready = "error";
     busyOn(null);
     busyOff();  // the controls stay off (`enableControls` on a page that cannot translate)
@@ -837,13 +857,9 @@
     restoreControls(pending);
     drawSizes();
     if (location.protocol === "file:") return openedFromDisk();  // nothing fetched: no error for each refused file
-    ort.env.wasm.simd = false;  // only ort-wasm.wasm is vendored (the smallest build)
-    ort.env.wasm.numThreads = 1;
     busyOn(null);
-    const restoreFetch = countRuntimeFetch();
-    ort.env.wasm.wasmPaths = `${base}onnxruntime-web/`;
     try {
-      const bahdanau = settled(openModel("bahdanau", fetchModel("bahdanau")));  // starts once the encoder's bytes are in
+      const bahdanau = settled(openModel("bahdanau", fetchModel("bahdanau")));
       const [vocabBytes, sentenceBytes] = await Promise.all([
         download("live/vocabularies.json"), download("live/sentences.json"),
       ]);
@@ -860,8 +876,6 @@
       root.dataset.ready = "error";
       busyOff();
       return;
-    } finally {
-      restoreFetch();
     }
     $("form").addEventListener("submit", (event) => {
       event.preventDefault();
@@ -879,6 +893,7 @@
     root.dataset.ready = "true";
     busyOff();
     if (root.dataset.autostart !== "false") await translate(null);
+    settled(loadRecorded());  // for the link to the stepper: after the first translation, it competes with nothing
     try {
       progress.phase = "luong";
       drawProgress();

@@ -460,6 +460,10 @@
       switchRun(key);
       const index = runs[key].placed.findIndex((p) => p.step.t === wanted.t);
       if (index >= 0) show(index);
+      if (index >= 0 && !window.stepperFollowed) { // the first stepper of the page that has the step comes into view
+        window.stepperFollowed = true;
+        (block.querySelector(".stepper-current") || block).scrollIntoView({ block: "center" });
+      }
     }
     follow();
     window.addEventListener("hashchange", follow);

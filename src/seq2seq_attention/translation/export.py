@@ -9,13 +9,27 @@ weights are stored as float16 (cast back to float32 inside the graph), so the tw
 exactly what `half_precision(model)` computes in PyTorch: the model with every weight rounded to
 float16 and back. `GraphDecoder` puts the graphs behind the decoder's step interface, so that
 `greedy_search` and `beam_search` decode with them.
+
+The live page runs neither graph: it computes the encoder and the decoder step in plain JavaScript
+(`docs/assets/live/model.js`) from `weights.bin`, which `export_weights` writes (one gzip-compressed file
+per model: a JSON header naming each tensor, its shape and its encoding, then the tensors). A weight
+matrix is stored as int8 with one float32 scale per row where the model's greedy and beam translations
+of the parity sentences stay those of the float16 model (`choose_encodings`), as float16 elsewhere;
+`read_weights` reads the file back into the PyTorch model, which is then exactly the page's model.
+`python -m seq2seq_attention.translation.export --out DIR` writes it (with `vocabularies.json` and
+`sentences.json`), beside the `export-onnx` command.
 """
 
+import argparse
 import contextlib
+import copy
+import gzip
 import json
 import logging
 import os
+import sys
 import warnings
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -25,17 +39,18 @@ import torch
 from torch import nn
 
 from ..attention import attention as attention_module
+from ..attention.scores import SCORES
 from ..core.checks import is_int
 from ..core.errors import InputError, echo
-from ..core.files import EXPORT_FILES, check_destination, staged_writes
+from ..core.files import EXPORT_FILES, check_destination, folder_lock, staged_writes
 from ..core.tokens import EOS_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
 from .corpus import MAX_WORDS, load_pairs, split_pairs
-from .decoders import DecoderState
+from .decoders import DECODERS, DecoderState
 from .encoder import join_directions
 from .model import Seq2Seq
-from .search import MAX_LENGTH
-from .translator import check_translator
+from .search import MAX_LENGTH, beam_search_decode, greedy_decode
+from .translator import check_translator, load_translator
 
 IR_VERSION = 9
 """The newest ONNX IR version the vendored onnxruntime-web (1.17.3) reads; opset 20 fits it."""
@@ -369,3 +384,202 @@ def _check_indices(name: str, tokens: object, size: int, side: str, longest: int
         raise InputError(
             f"{name} must be {side} token indices from 0 to {size - 1} (the {side} vocabulary), got {echo(bad, 80)}"
         )
+
+
+WEIGHTS_NAME = "weights.bin"
+"""The live page's file of one model's weights (`export_weights`); the page reads it with `model.js`."""
+
+WEIGHTS_FORMAT = "seq2seq-attention/weights"
+PARITY_SENTENCES = 80
+"""How many held-out sentences a weight's int8 encoding must leave translated as before (`choose_encodings`)."""
+
+PARITY_BEAMS = (1, 2, 3, 4, 5)
+"""The beam sizes whose results an int8 encoding must leave as they were (the live page offers these)."""
+
+MIN_INT8 = 4096
+"""Matrices with fewer entries stay float16: not worth a check."""
+
+
+def parity_sentences(vocabs: Vocabularies, count: int = PARITY_SENTENCES, split: str = "by_english") -> list[str]:
+    """The first `count` distinct held-out French sentences of `split` whose words the source vocabulary knows."""
+    held_out = dict.fromkeys(pair.source for pair in split_pairs(load_pairs(), split)[1])
+    known = [s for s in held_out if all(word in vocabs.source.word2index for word in s.split())]
+    return known[:count]
+
+
+def _translations(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str]) -> list[list[list[int]]]:
+    """The greedy translations of `sentences`, then those of beam search for each of `PARITY_BEAMS`."""
+    from ..core.batching import collate
+
+    batch = collate([(vocabs.source.encode(sentence), [EOS_IDX]) for sentence in sentences])
+    with torch.no_grad():
+        found = [greedy_decode(model, batch.source, batch.lengths)[0]]  # (B, T)
+        found += [beam_search_decode(model, batch.source, batch.lengths, beam_size=k)[0] for k in PARITY_BEAMS]
+    return [[vocabs.target.decode(row) for row in tokens.tolist()] for tokens in found]
+
+
+def _int8_rows(matrix: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(R, C) float to (R, C) int8 values and (R,) float32 scales: matrix ~ values * scales[:, None]."""
+    scales = matrix.abs().amax(dim=1) / 127  # (R,)
+    scales = torch.where(scales > 0, scales, torch.ones_like(scales)).float()  # (R,): a zero row keeps scale 1
+    values = torch.round(matrix / scales[:, None]).clamp(-127, 127).to(torch.int8)  # (R, C)
+    return values, scales
+
+
+def _dequantized(values: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
+    return values.float() * scales[:, None]  # (R, C), float32 products (what model.js computes)
+
+
+def choose_encodings(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str]) -> dict[str, str]:
+    """Each weight's encoding: ``"int8"`` where the model's translations stay the float16 model's, else ``"float16"``.
+
+    Matrices are tried largest first and kept int8 one by one (cumulatively) when the greedy translations of
+    `sentences` and their beam search results for k in `PARITY_BEAMS` are unchanged. `model` is not changed.
+    """
+    trial = half_precision(copy.deepcopy(model))
+    expected = _translations(trial, vocabs, sentences)
+    parameters = dict(trial.named_parameters())
+    encodings = {name: "float16" for name in trial.state_dict()}
+    matrices = sorted((p.numel(), name) for name, p in parameters.items() if p.dim() == 2 and p.numel() >= MIN_INT8)
+    for _, name in reversed(matrices):
+        kept = parameters[name].detach().clone()
+        with torch.no_grad():
+            parameters[name].copy_(_dequantized(*_int8_rows(kept)))
+        if _translations(trial, vocabs, sentences) == expected:
+            encodings[name] = "int8"
+        else:
+            with torch.no_grad():
+                parameters[name].copy_(kept)
+    return encodings
+
+
+def describe(model: Seq2Seq) -> dict:
+    """What `model.js` needs to know of the architecture: decoder, score, sizes, directions, input feeding."""
+    decoder = next(name for name, kind in DECODERS.items() if type(model.decoder) is kind.decoder)
+    score = next(name for name, cls in SCORES.items() if type(model.decoder.attention) is cls)
+    return {
+        "decoder": decoder,
+        "score": score,
+        "hidden_size": model.decoder.hidden_size,
+        "bidirectional": bool(model.encoder.bidirectional),
+        "input_feeding": bool(model.decoder.input_feeding),
+    }
+
+
+def weights_bytes(model: Seq2Seq, encodings: dict[str, str]) -> bytes:
+    """The file `model.js` reads: gzip of (header length as uint32 LE, JSON header, the tensors one after another).
+
+    A ``"float16"`` tensor is its float16 values as two byte planes (every low byte, then every high byte:
+    gzip finds the repeats of the high bytes); an ``"int8"`` tensor (R, C) is R * C int8 values, then R
+    float32 scales, value = int8 * scale.
+    """
+    tensors, parts, offset = [], [], 0
+    for name, tensor in model.state_dict().items():
+        if encodings[name] == "int8":
+            values, scales = _int8_rows(tensor.float())
+            data = values.numpy().tobytes() + scales.numpy().astype("<f4").tobytes()
+        else:
+            half = np.frombuffer(tensor.float().numpy().astype("<f2").tobytes(), np.uint8).reshape(-1, 2)  # (N, 2)
+            data = half[:, 0].tobytes() + half[:, 1].tobytes()
+        tensors.append({"name": name, "shape": list(tensor.shape), "encoding": encodings[name], "offset": offset})
+        parts.append(data)
+        offset += len(data)
+    header = {"format": WEIGHTS_FORMAT, "version": 1, "model": describe(model), "tensors": tensors}
+    encoded = json.dumps(header, allow_nan=False).encode("utf-8")
+    return gzip.compress(len(encoded).to_bytes(4, "little") + encoded + b"".join(parts), compresslevel=9, mtime=0)
+
+
+def read_weights(path: str | Path) -> tuple[dict, dict[str, torch.Tensor]]:
+    """The header of a `weights.bin` and its tensors as float32, by name (what `model.js` computes with)."""
+    data = gzip.decompress(Path(path).read_bytes())
+    length = int.from_bytes(data[:4], "little")
+    header = json.loads(data[4 : 4 + length].decode("utf-8"))
+    payload = memoryview(data)[4 + length :]
+    tensors = {}
+    for entry in header["tensors"]:
+        shape, count = entry["shape"], int(np.prod(entry["shape"]))
+        start = entry["offset"]
+        if entry["encoding"] == "int8":
+            rows = shape[0]
+            values = np.frombuffer(payload, np.int8, count, start).reshape(shape)
+            scales = np.frombuffer(payload, "<f4", rows, start + count)
+            tensor = _dequantized(torch.from_numpy(values.copy()), torch.from_numpy(scales.copy()))
+        else:
+            planes = np.frombuffer(payload, np.uint8, 2 * count, start).reshape(2, count)
+            tensor = torch.from_numpy(planes.T.copy().view("<f2").astype(np.float32).reshape(shape))
+        tensors[entry["name"]] = tensor
+    return header, tensors
+
+
+def page_model(model: Seq2Seq, path: str | Path) -> Seq2Seq:
+    """`model` (in place; returned) with the weights of the `weights.bin` at `path`: the live page's model."""
+    _, tensors = read_weights(path)
+    model.load_state_dict(tensors)
+    return model.eval()
+
+
+def export_weights(
+    model: Seq2Seq, vocabs: Vocabularies, out: str | Path, max_words: int = MAX_WORDS, split: str = "by_english"
+) -> list[Path]:
+    """Write `weights.bin`, `vocabularies.json` and `sentences.json` of a Bahdanau or Luong translator to `out`.
+
+    The encodings are chosen on the held-out sentences of `split` (`choose_encodings`). The files land
+    together or not at all (`core.files.staged_writes`). `model` is not changed.
+
+    Raises:
+        InputError: as `export_onnx` (a model without attention, a bad `out` or `max_words`), or `split`
+            is not a split's name.
+    """
+    check_translator(model, vocabs)
+    if not is_int(max_words) or not 1 <= max_words <= MAX_SOURCE - 1:
+        raise InputError(f"max_words must be an int from 1 to {MAX_SOURCE - 1}, got {echo(max_words)}")
+    if model.decoder.attention is None:
+        raise InputError("the live page draws attention weights; export a bahdanau or luong model")
+    out = _check_out(out)
+    sentences = parity_sentences(vocabs, split=split)
+    encodings = choose_encodings(model, vocabs, sentences)
+    names = (WEIGHTS_NAME, "vocabularies.json", "sentences.json")
+    with staged_writes(*(out / name for name in names)) as (weights, vocabularies, _):
+        weights.write_bytes(weights_bytes(model, encodings))
+        document = {
+            "source": vocabs.source.index2word,
+            "target": vocabs.target.index2word,
+            "max_length": MAX_LENGTH,
+            "max_words": max_words,
+        }
+        vocabularies.write_text(json.dumps(document, ensure_ascii=False, allow_nan=False), encoding="utf-8")
+        export_sentences(weights.parent, split)
+    return [out / name for name in names]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m seq2seq_attention.translation.export --out DIR``: the live page's files of one checkpoint."""
+    from ..core.config import saved_setting
+    from .config import TrainConfig
+    from .pretrained import PRETRAINED_DIR
+
+    parser = argparse.ArgumentParser(
+        prog="python -m seq2seq_attention.translation.export",
+        description="Write weights.bin, vocabularies.json and sentences.json of an attention translator to --out: "
+        "the files the live page reads (docs/assets/live for the packaged Bahdanau model).",
+    )
+    parser.add_argument("--checkpoint", type=Path, default=PRETRAINED_DIR / "bahdanau", help="checkpoint directory")
+    parser.add_argument("--out", type=Path, required=True, help="directory to write")
+    parser.add_argument("--overwrite", action="store_true", help="replace the files --out already holds")
+    args = parser.parse_args(argv)
+    try:
+        check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
+        translator = load_translator(args.checkpoint, "cpu")
+        split = saved_setting(TrainConfig, translator.training, "split", f"checkpoint {translator.path}")
+        with folder_lock(args.out, "--out", wait=False):
+            written = export_weights(translator.model, translator.vocabs, args.out, translator.max_words, split)
+    except InputError as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
