@@ -292,7 +292,7 @@ class Line:
     """One commented line of an included section."""
 
     path: str
-    """Relative to the repository, e.g. ``src/seq2seq_attention/attention/attention.py``."""
+    """Relative to the repository, e.g. ``src/seq2seq_attention/model/attention.py``."""
     number: int
     comment: str
     section: str

@@ -126,7 +126,7 @@ def test_a_planted_shape_is_found_and_a_fenced_or_excerpted_one_is_not():
         "x.md:7: (B, S, 1) is in the prose, but no excerpt, fence or trace of the page produces it"
     ]
     excerpted = (
-        '```{.python notest}\n--8<-- "src/seq2seq_attention/attention/attention.py:score"\n```\n\n`(B, T, 1, H)`\n'
+        '```{.python notest}\n--8<-- "src/seq2seq_attention/model/attention.py:score"\n```\n\n`(B, T, 1, H)`\n'
     )
     assert unproduced(page, excerpted) == []
     assert tuples("$(-1, 1)$, (0, 1), `(2, 5)`, (B, 1, S, H)") == {"(B, 1, S, H)"}

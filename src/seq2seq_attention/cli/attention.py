@@ -4,9 +4,9 @@ import argparse
 from pathlib import Path
 
 from ..core.files import check_destination
+from ..model.search import MAX_LENGTH, MAX_STEPS
 from ..translation.plotting import plot_attention, save_figure, sentence_attention
 from ..translation.pretrained import DEFAULT_PRETRAINED, model_title
-from ..translation.search import MAX_LENGTH, MAX_STEPS
 from ..translation.translator import load_translator
 from . import COMMANDS
 from .options import add_model_options, check_output_file, chosen_checkpoint, positive_int

@@ -14,11 +14,11 @@ from ..core.config import saved_setting
 from ..core.device import parse_device
 from ..core.errors import InputError
 from ..core.files import EXPORT_NAMES, check_destination, folder_lock, staged_writes
+from ..model.decoders import DECODERS
+from ..model.search import MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
 from ..translation.config import TrainConfig
 from ..translation.corpus import split_lines
-from ..translation.decoders import DECODERS
 from ..translation.pretrained import DEFAULT_PRETRAINED
-from ..translation.search import MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
 from ..translation.translator import SentenceError, load_translator, prepare_sentences, translate
 from . import COMMANDS
 from .models import LIMITS

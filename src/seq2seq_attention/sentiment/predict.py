@@ -15,7 +15,7 @@ from ..core.batching import DECODE_BATCH_SIZE
 from ..core.checkpoint import Checkpoint, load_checkpoint
 from ..core.config import check_config, setting
 from ..core.errors import InputError, echo
-from .classifier import CLASSIFIER_KINDS
+from ..model.classifier import CLASSIFIER_KINDS
 from .data import SOURCES, iterate_batches
 
 

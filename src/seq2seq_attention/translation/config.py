@@ -6,15 +6,16 @@ command line builds its options from their fields, so reading them needs no trai
 
 from dataclasses import dataclass
 
-from ..attention.scores import SCORES
-from ..core.checks import MAX_SIZE
 from ..core.config import check_config, setting
 from ..core.errors import InputError
 from ..core.training import SCHEDULES
+from ..model.decoders import choose_score
+from ..model.defaults import DROPOUT, HIDDEN_SIZE
+from ..model.encoder import check_bidirectional
+from ..model.names import ATTENTION_DECODERS, DECODER_NAMES, SCORE_NAMES
+from ..model.rules import MAX_SIZE
+from ..model.seq2seq import check_architecture
 from .corpus import EVAL_SPLITS, MAX_WORDS, SPLITS
-from .decoders import DECODERS, check_score
-from .defaults import DROPOUT, HIDDEN_SIZE
-from .model import check_architecture
 
 BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
 """What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""
@@ -29,10 +30,6 @@ TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
 """How the teacher-forcing ratio changes over the epochs (`teacher_forcing_at`)."""
 
 
-def _decoder_names() -> tuple[str, ...]:
-    return tuple(sorted(DECODERS))
-
-
 @dataclass
 class TrainConfig:
     """Everything that decides a training run (saved in the checkpoint).
@@ -42,9 +39,14 @@ class TrainConfig:
     checks them, so a bad value is one `InputError` wherever it comes from.
     """
 
-    decoder: str = setting("gru", "the decoder: gru (no attention), bahdanau or luong", choices=_decoder_names)
+    decoder: str = setting(
+        "gru",
+        f"the decoder: {', '.join(n for n in DECODER_NAMES if n not in ATTENTION_DECODERS)} (no attention), "
+        f"{' or '.join(ATTENTION_DECODERS)}",
+        choices=tuple(sorted(DECODER_NAMES)),
+    )
     score: str | None = setting(
-        None, "the attention's score function (default: the decoder's own, see DECODERS)", choices=tuple(SCORES)
+        None, "the attention's score function (default: the decoder's own, see DECODERS)", choices=SCORE_NAMES
     )
     hidden_size: int = setting(HIDDEN_SIZE, "H, the size of embeddings and GRU states", low=1, high=MAX_SIZE)
     dropout: float = setting(DROPOUT, "dropout on the embeddings", low=0.0, high=1.0, high_open=True)
@@ -119,8 +121,9 @@ class TrainConfig:
         check_config(self)
         if self.schedule_over == "budget" and self.time_budget is None:
             raise InputError("schedule_over='budget' spreads the schedule over the time budget: set time_budget")
-        check_score(self.decoder, self.score)  # the name only: `build_model` resolves the default
+        choose_score(self.decoder, self.score)  # the name only: `build_model` resolves the default
         check_architecture(self.decoder, self.hidden_size, self.bidirectional, self.tie_embeddings, self.input_feeding)
+        check_bidirectional(self.hidden_size, self.bidirectional)
 
     RESUMABLE_CHANGES = ("epochs", "time_budget", "budget_clock")
     """Fields that may differ between a run and the run it resumes."""

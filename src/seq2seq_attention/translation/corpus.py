@@ -22,7 +22,7 @@ from ..core.batching import BucketBatchSampler, collate
 from ..core.checks import Call, check_count, checked
 from ..core.errors import InputError, echo
 from ..core.split import checksum_split
-from ..core.tokens import DROPPED_CATEGORIES
+from ..core.text import DROPPED_CATEGORIES
 from ..core.vocabulary import Vocabularies, Vocabulary
 
 CORPUS_PATH = Path(__file__).resolve().parent.parent / "corpora" / "eng-fra.txt.xz"

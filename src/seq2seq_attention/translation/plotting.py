@@ -18,12 +18,12 @@ from ..core.checks import Call, checked, checks_of
 from ..core.errors import InputError, echo
 from ..core.files import staged_writes
 from ..core.fonts import label
-from ..core.tokens import EOS_IDX
 from ..core.vocabulary import Vocabularies
+from ..model.search import MAX_LENGTH, greedy_decode
+from ..model.seq2seq import Seq2Seq
+from ..model.tokens import EOS_IDX
 from .corpus import MAX_WORDS
-from .model import Seq2Seq
-from .search import MAX_LENGTH, check_steps, greedy_decode
-from .translator import check_translator, prepare_sentences
+from .translator import check_steps, check_translator, prepare_sentences
 
 ATTENTION_CMAP = "gray"
 """The heatmaps' colormap: the site's one grey scale (0 black, 1 white), which `docs/assets/javascripts/greyscale.js`
