@@ -174,7 +174,7 @@ def build(warmup: int, steps: int, recipe: str = "project"):
         make_loader,
         split_pairs,
     )
-    from seq2seq_attention.translation.model import build_model
+    from seq2seq_attention.model.seq2seq import build_model
     from seq2seq_attention.translation.train import TrainConfig, make_criterion
 
     train_pairs, _ = split_pairs(load_pairs())

@@ -3,23 +3,63 @@
 
 Shapes are written in the signatures with jaxtyping (`Float[Tensor, "B S H"]`: a float tensor whose three dimensions
 are named B, S and H, each name one size across the call's arguments and result). `shapes_checked` makes beartype
-check them when the function is called; a wrong shape raises jaxtyping's `TypeCheckError` naming the parameter, the
-annotation and the shape it got. The check runs where a batch enters the model, never per decoder step: a training
-run switches it off (`shape_checks_off`).
+check them when the function is called; an argument that does not fit raises one `ShapeError` (an `InputError`)
+naming the function, the parameter, its annotation with the sizes already bound, and what came. The check runs where
+a batch enters the model, never per decoder step of a training run (`shape_checks_off`).
 """
 
 import contextlib
-from collections.abc import Iterator
+import functools
+import re
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import jaxtyping
 import torch
 from beartype import beartype
-from jaxtyping import Bool, Int64, jaxtyped
+from jaxtyping import Bool, Int64, TypeCheckError, jaxtyped
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-shapes_checked = jaxtyped(typechecker=beartype)
-"""Decorate a public function of the model so that the shapes and dtypes its annotations state are checked."""
+from .rules import InputError
+
+F = TypeVar("F", bound=Callable)
+
+
+class ShapeError(InputError):
+    """A tensor argument whose rank, sizes or dtype do not fit its annotation (one line; jaxtyping's full report is
+    its `__cause__`'s text, kept as `report`)."""
+
+
+def shapes_checked(function: F) -> F:
+    """Check the shapes and dtypes `function`'s annotations state when it is called (jaxtyping with beartype)."""
+    checked = jaxtyped(typechecker=beartype)(function)
+
+    @functools.wraps(function)
+    def call(*args: object, **kwargs: object) -> object:
+        if jaxtyping.config.jaxtyping_disable or torch.compiler.is_compiling() or torch.jit.is_tracing():
+            return function(*args, **kwargs)  # switched off, or a graph being traced (symbolic sizes)
+        try:
+            return checked(*args, **kwargs)
+        except TypeCheckError as error:
+            raise _one_line(str(error), function.__qualname__) or error from None
+
+    return call  # type: ignore[return-value]
+
+
+def _one_line(report: str, name: str) -> ShapeError | None:
+    """jaxtyping's report on a parameter as one line: ``f: keys must be Float[Tensor, 'B S Hk'] with B=2, got
+    f32[3,5,8]``; None for anything else (a result that breaks its annotation is a bug: its report stays)."""
+    parameter = re.search(r"typechecking parameter '(\w+)'\.\nActual value: (.*)\nExpected type: (.*)\.\n", report)
+    if parameter is None:
+        return None
+    argument, got, expected = parameter.groups()
+    expected = re.sub(r"<class '(.*)'>|jaxtyping\.", r"\1", expected)
+    bound = report.partition("axis annotation are as follows.\n")[2].split()
+    sizes = f" with {', '.join(bound)}" if bound else ""
+    error = ShapeError(f"{name}: {argument} must be {expected}{sizes}, got {got.removesuffix('(torch)')}")
+    error.report = report
+    return error
 
 
 @contextlib.contextmanager
