@@ -23,7 +23,7 @@ from .attention import Attention
 from .defaults import DROPOUT
 from .rules import echo, require
 from .scores import SCORES, build_attention
-from .tensors import shapes_checked
+from .tensors import Probability, shapes_checked
 from .tokens import PAD_IDX, SOS_IDX
 
 
@@ -121,6 +121,7 @@ class StepDecoder(nn.Module):
         """One embedded token and the state to the output layer's input, the next state and the weights."""
         raise NotImplementedError
 
+    @shapes_checked
     # --8<-- [start:forward_step]
     def forward_step(
         self, input: Int64[Tensor, "B 1"], state: DecoderState
@@ -139,7 +140,7 @@ class StepDecoder(nn.Module):
         encoder_hidden: Float[Tensor, "1 B H"],
         target_tensor: Int64[Tensor, "B T"],
         source_mask: Bool[Tensor, "B S"] | None = None,
-        teacher_forcing_ratio: float = 1.0,
+        teacher_forcing_ratio: Probability = 1.0,
         coin_per_step: bool = False,
     ) -> tuple[Float[Tensor, "B T V"], Float[Tensor, "1 B H"], Float[Tensor, "B T S"] | None]:
         state = self.init_state(encoder_outputs, encoder_hidden, source_mask)  # keys projected once here

@@ -68,6 +68,6 @@ def join_directions(hidden: Float[Tensor, "D B Hd"]) -> Float[Tensor, "1 B H"]:
 def check_bidirectional(hidden_size: int, bidirectional: bool) -> None:
     """The rule of a bidirectional encoder: its two directions split H, so H must be even."""
     require(
-        not (bidirectional and hidden_size % 2),
+        not bidirectional or (type(hidden_size) is int and hidden_size % 2 == 0),
         f"a bidirectional encoder splits H in two halves; H must be even, got {hidden_size}",
     )

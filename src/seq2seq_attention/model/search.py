@@ -7,13 +7,13 @@ no decoder (the decoders import no search either: a decoder's `forward` is the t
 batches, and the search's numbers checked, by the translator.
 """
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Annotated, Protocol
 
 import torch
 from jaxtyping import Float, Int64
 from torch import Tensor
 
-from .tensors import shapes_checked
+from .tensors import shapes_checked, within
 from .tokens import EOS_IDX, PAD_IDX, SOS_IDX
 
 if TYPE_CHECKING:  # names for the annotations only: this module runs without the decoders and the model
@@ -30,6 +30,13 @@ MAX_BEAM = 1000
 
 MAX_LENGTH_PENALTY = 100.0
 """Beam search's alpha lies in [-MAX_LENGTH_PENALTY, MAX_LENGTH_PENALTY]."""
+
+Steps = Annotated[int, within(1, MAX_STEPS)]
+"""How many steps a search may take (`max_length`)."""
+Beams = Annotated[int, within(1, MAX_BEAM)]
+"""How many hypotheses a beam search keeps per sentence (`beam_size`)."""
+LengthPenalty = Annotated[float | int, within(-MAX_LENGTH_PENALTY, MAX_LENGTH_PENALTY)]
+"""Beam search's alpha (a finite number: `nan` lies in no range)."""
 
 
 class Step(Protocol):
@@ -156,7 +163,7 @@ def beam_search(
 # --8<-- [start:greedy]
 @torch.inference_mode()
 def greedy_decode(
-    model: "Seq2Seq", source: Int64[Tensor, "B S"], lengths: Int64[Tensor, " B"], max_length: int = MAX_LENGTH
+    model: "Seq2Seq", source: Int64[Tensor, "B S"], lengths: Int64[Tensor, " B"], max_length: Steps = MAX_LENGTH
 ) -> tuple[Int64[Tensor, "B T"], Float[Tensor, "B T S"] | None]:
     """Greedy translation of a batch: encode, then `greedy_search` with the model's decoder.
 
@@ -184,9 +191,9 @@ def beam_search_decode(
     model: "Seq2Seq",
     source: Int64[Tensor, "B S"],
     lengths: Int64[Tensor, " B"],
-    beam_size: int = 5,
-    max_length: int = MAX_LENGTH,
-    length_penalty: float = 1.0,
+    beam_size: Beams = 5,
+    max_length: Steps = MAX_LENGTH,
+    length_penalty: LengthPenalty = 1.0,
 ) -> tuple[Int64[Tensor, "B T"], Float[Tensor, " B"]]:
     """Beam-search translation of a batch: encode, then `beam_search` with the model's decoder.
 

@@ -13,8 +13,8 @@ from .decoders import DECODERS, StepDecoder, choose_score
 from .defaults import DROPOUT, HIDDEN_SIZE
 from .encoder import EncoderRNN
 from .rules import check_dropout, check_parameter_budget, check_size, echo, require
-from .search import MAX_LENGTH, greedy_search
-from .tensors import lengths_to_mask, shapes_checked
+from .search import MAX_LENGTH, Steps, greedy_search
+from .tensors import Probability, lengths_to_mask, shapes_checked
 
 
 class Seq2Seq(nn.Module):
@@ -65,8 +65,8 @@ class Seq2Seq(nn.Module):
         source: Int64[Tensor, "B S"],
         lengths: Int64[Tensor, " B"],
         target: Int64[Tensor, "B T"] | None = None,
-        max_length: int = MAX_LENGTH,
-        teacher_forcing_ratio: float = 1.0,
+        max_length: Steps = MAX_LENGTH,
+        teacher_forcing_ratio: Probability = 1.0,
         coin_per_step: bool = False,
         source_mask: Bool[Tensor, "B S"] | None = None,
     ) -> tuple[Float[Tensor, "B T2 V"], Float[Tensor, "B T2 S"] | None]:

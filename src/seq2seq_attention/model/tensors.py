@@ -3,8 +3,9 @@
 
 Shapes are written in the signatures with jaxtyping (`Float[Tensor, "B S H"]`: a float tensor whose three dimensions
 are named B, S and H, each name one size across the call's arguments and result). `shapes_checked` makes beartype
-check them when the function is called; an argument that does not fit raises one `ShapeError` (an `InputError`)
-naming the function, the parameter, its annotation with the sizes already bound, and what came. The check runs where
+check them when the function is called, with the ranges some numbers carry (`within`); an argument that does not fit
+raises one `ArgumentError` (an `InputError`) naming the function, the parameter, its annotation with the sizes
+already bound, and what came. The check runs where
 a batch enters the model, never per decoder step of a training run (`shape_checks_off`).
 """
 
@@ -12,11 +13,12 @@ import contextlib
 import functools
 import re
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 import jaxtyping
 import torch
 from beartype import beartype
+from beartype.vale import Is
 from jaxtyping import Bool, Int64, TypeCheckError, jaxtyped
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
@@ -26,9 +28,23 @@ from .rules import InputError
 F = TypeVar("F", bound=Callable)
 
 
-class ShapeError(InputError):
-    """A tensor argument whose rank, sizes or dtype do not fit its annotation (one line; jaxtyping's full report is
-    its `__cause__`'s text, kept as `report`)."""
+class ArgumentError(InputError):
+    """An argument that does not fit its parameter's annotation: a tensor's rank, sizes or dtype, a number's type or
+    range (one line; jaxtyping's full report is kept as `report`)."""
+
+
+def within(low: float, high: float) -> object:
+    """A range a number must lie in, for `Annotated[int, within(1, 1000)]` (`nan` lies in none)."""
+
+    def test(value: float) -> bool:
+        return low <= value <= high
+
+    test.__name__ = test.__qualname__ = f"in [{low:g}, {high:g}]"
+    return Is[test]
+
+
+Probability = Annotated[float | int, within(0, 1)]
+"""A probability, such as the teacher-forcing ratio."""
 
 
 def shapes_checked(function: F) -> F:
@@ -47,7 +63,7 @@ def shapes_checked(function: F) -> F:
     return call  # type: ignore[return-value]
 
 
-def _one_line(report: str, name: str) -> ShapeError | None:
+def _one_line(report: str, name: str) -> ArgumentError | None:
     """jaxtyping's report on a parameter as one line: ``f: keys must be Float[Tensor, 'B S Hk'] with B=2, got
     f32[3,5,8]``; None for anything else (a result that breaks its annotation is a bug: its report stays)."""
     parameter = re.search(r"typechecking parameter '(\w+)'\.\nActual value: (.*)\nExpected type: (.*)\.\n", report)
@@ -55,9 +71,10 @@ def _one_line(report: str, name: str) -> ShapeError | None:
         return None
     argument, got, expected = parameter.groups()
     expected = re.sub(r"<class '(.*)'>|jaxtyping\.", r"\1", expected)
+    expected = re.sub(r"typing\.Annotated\[(.*), beartype\.vale\.Is\[(.*)\]\]", r"\1 \2", expected)
     bound = report.partition("axis annotation are as follows.\n")[2].split()
-    sizes = f" with {', '.join(bound)}" if bound else ""
-    error = ShapeError(f"{name}: {argument} must be {expected}{sizes}, got {got.removesuffix('(torch)')}")
+    sizes = f" with {', '.join(bound)}" if bound and "Tensor" in expected else ""
+    error = ArgumentError(f"{name}: {argument} must be {expected}{sizes}, got {got.removesuffix('(torch)')}")
     error.report = report
     return error
 
