@@ -14,10 +14,10 @@ import torch.nn.functional as F
 from jaxtyping import Bool, Float
 from torch import Tensor, nn
 
-from .tensors import shapes_checked
+from .tensors import annotations_checked
 
 
-@shapes_checked
+@annotations_checked
 # --8<-- [start:masked_softmax]
 def masked_softmax(scores: Float[Tensor, "B T S"], mask: Bool[Tensor, "B S"] | None) -> Float[Tensor, "B T S"]:
     """Softmax over the last dimension that gives masked-out positions exactly zero weight.
@@ -85,7 +85,7 @@ class Attention(nn.Module):
         """Score every (query step, key) pair."""
         raise NotImplementedError
 
-    @shapes_checked
+    @annotations_checked
     # --8<-- [start:forward]
     def forward(
         self,

@@ -11,14 +11,25 @@ from torch import Tensor, nn
 
 from .attention import BahdanauAttention
 from .rules import check_dropout, check_parameter_budget, check_size, echo, require
-from .tensors import lengths_to_mask, run_packed, shapes_checked
+from .tensors import Probability, Size, annotations_checked, lengths_to_mask, run_packed
 from .tokens import PAD_IDX
 
 CLASSIFIER_KINDS = ("attention", "bilstm", "mean")
 """`attention`: the course notes' model; `bilstm`: the same without attention; `mean`: averaged embeddings."""
 
 
-class SentimentClassifier(nn.Module):
+class Classifier(nn.Module):
+    """What both classifiers have: an embedding of one vocabulary, and the `config` a checkpoint saves."""
+
+    embedding: nn.Embedding
+
+    @property
+    def vocabulary_sizes(self) -> dict[str, int]:
+        """The vocabulary size the model was built for (checked against a checkpoint's vocabulary)."""
+        return {"source": self.embedding.num_embeddings}
+
+
+class SentimentClassifier(Classifier):
     """Embedding, two bidirectional LSTMs, Bahdanau attention, Dense(20, relu), Dropout, Dense(1).
 
     The query of the attention is the second LSTM's final states, forward and backward
@@ -40,14 +51,15 @@ class SentimentClassifier(nn.Module):
     positions, exactly 0 on padding (None without attention).
     """
 
+    @annotations_checked
     def __init__(
         self,
-        vocab_size: int,
-        embedding_size: int = 128,
-        hidden_size: int = 64,
-        attention_size: int = 64,
-        dense_size: int = 20,
-        dropout_p: float = 0.5,
+        vocab_size: Size,
+        embedding_size: Size = 128,
+        hidden_size: Size = 64,
+        attention_size: Size = 64,
+        dense_size: Size = 20,
+        dropout_p: Probability = 0.5,
         use_attention: bool = True,
     ) -> None:
         super().__init__()
@@ -66,12 +78,7 @@ class SentimentClassifier(nn.Module):
         self.output = nn.Linear(dense_size, 1)
         # --8<-- [end:init]
 
-    @property
-    def vocabulary_sizes(self) -> dict[str, int]:
-        """The vocabulary size the model was built for (checked against a checkpoint's vocabulary)."""
-        return {"source": self.embedding.num_embeddings}
-
-    @shapes_checked
+    @annotations_checked
     # --8<-- [start:forward]
     def forward(
         self, input: Int64[Tensor, "B S"], lengths: Int64[Tensor, " B"]
@@ -96,7 +103,7 @@ class SentimentClassifier(nn.Module):
     # --8<-- [end:forward]
 
 
-class MeanEmbeddingClassifier(nn.Module):
+class MeanEmbeddingClassifier(Classifier):
     """The simplest baseline: the average of the real tokens' embeddings, Dense(relu), Dense(1).
 
     Args:
@@ -109,7 +116,10 @@ class MeanEmbeddingClassifier(nn.Module):
     has no attention).
     """
 
-    def __init__(self, vocab_size: int, embedding_size: int = 128, dense_size: int = 20, dropout_p: float = 0.5):
+    @annotations_checked
+    def __init__(
+        self, vocab_size: Size, embedding_size: Size = 128, dense_size: Size = 20, dropout_p: Probability = 0.5
+    ) -> None:
         super().__init__()
         self.config: dict = {}  # set by `build_classifier`
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
@@ -117,12 +127,7 @@ class MeanEmbeddingClassifier(nn.Module):
         self.dropout = nn.Dropout(dropout_p)
         self.output = nn.Linear(dense_size, 1)
 
-    @property
-    def vocabulary_sizes(self) -> dict[str, int]:
-        """The vocabulary size the model was built for."""
-        return {"source": self.embedding.num_embeddings}
-
-    @shapes_checked
+    @annotations_checked
     def forward(self, input: Int64[Tensor, "B S"], lengths: Int64[Tensor, " B"]) -> tuple[Float[Tensor, " B"], None]:
         lengths = lengths.to(input.device)
         mask = lengths_to_mask(lengths, input.size(1))  # (B, S)

@@ -23,7 +23,7 @@ from .attention import Attention
 from .defaults import DROPOUT
 from .rules import echo, require
 from .scores import SCORES, build_attention
-from .tensors import Probability, shapes_checked
+from .tensors import Probability, Size, annotations_checked
 from .tokens import PAD_IDX, SOS_IDX
 
 
@@ -92,7 +92,7 @@ class StepDecoder(nn.Module):
     out: nn.Linear
     """The output layer, H -> V (each decoder makes its own, in the tutorial's order of layers)."""
 
-    @shapes_checked
+    @annotations_checked
     # --8<-- [start:init_state]
     def init_state(
         self,
@@ -121,7 +121,7 @@ class StepDecoder(nn.Module):
         """One embedded token and the state to the output layer's input, the next state and the weights."""
         raise NotImplementedError
 
-    @shapes_checked
+    @annotations_checked
     # --8<-- [start:forward_step]
     def forward_step(
         self, input: Int64[Tensor, "B 1"], state: DecoderState
@@ -132,7 +132,7 @@ class StepDecoder(nn.Module):
 
     # --8<-- [end:forward_step]
 
-    @shapes_checked
+    @annotations_checked
     # --8<-- [start:forward]
     def forward(
         self,
@@ -187,7 +187,8 @@ class DecoderRNN(StepDecoder):
             decoder without attention has neither.)
     """
 
-    def __init__(self, hidden_size: int, output_size: int) -> None:
+    @annotations_checked
+    def __init__(self, hidden_size: Size, output_size: Size) -> None:
         super().__init__(hidden_size, output_size)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
         self.gru = nn.GRU(hidden_size, hidden_size, batch_first=True)
@@ -220,8 +221,11 @@ class AttnDecoderRNN(StepDecoder):
             paper's), makes `attention` a `BahdanauAttention`.
     """
 
+    @annotations_checked
     # --8<-- [start:init]
-    def __init__(self, hidden_size: int, output_size: int, dropout_p: float = DROPOUT, score: str = "additive") -> None:
+    def __init__(
+        self, hidden_size: Size, output_size: Size, dropout_p: Probability = DROPOUT, score: str = "additive"
+    ) -> None:
         super().__init__(hidden_size, output_size)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
         self.attention = build_attention(score, hidden_size)  # "additive": BahdanauAttention
@@ -267,12 +271,13 @@ class LuongAttnDecoderRNN(StepDecoder):
         input_feeding: feed the previous attentional vector h~_{t-1} into the GRU with the token.
     """
 
+    @annotations_checked
     # --8<-- [start:luong_init]
     def __init__(
         self,
-        hidden_size: int,
-        output_size: int,
-        dropout_p: float = DROPOUT,
+        hidden_size: Size,
+        output_size: Size,
+        dropout_p: Probability = DROPOUT,
         score: str = "dot",
         input_feeding: bool = False,
     ) -> None:

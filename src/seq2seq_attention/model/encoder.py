@@ -6,7 +6,7 @@ from torch import Tensor, nn
 
 from .defaults import DROPOUT
 from .rules import require
-from .tensors import run_packed, shapes_checked
+from .tensors import Probability, Size, annotations_checked, run_packed
 from .tokens import PAD_IDX
 
 
@@ -27,8 +27,9 @@ class EncoderRNN(nn.Module):
     keys; the last state is the decoder's first state.
     """
 
+    @annotations_checked
     def __init__(
-        self, input_size: int, hidden_size: int, dropout_p: float = DROPOUT, bidirectional: bool = False
+        self, input_size: Size, hidden_size: Size, dropout_p: Probability = DROPOUT, bidirectional: bool = False
     ) -> None:
         super().__init__()
         check_bidirectional(hidden_size, bidirectional)
@@ -39,7 +40,7 @@ class EncoderRNN(nn.Module):
         self.gru = nn.GRU(hidden_size, hidden_size // directions, batch_first=True, bidirectional=bidirectional)
         self.dropout = nn.Dropout(dropout_p)
 
-    @shapes_checked
+    @annotations_checked
     # --8<-- [start:forward]
     def forward(
         self, input: Int64[Tensor, "B S"], lengths: Int64[Tensor, " B"] | None = None

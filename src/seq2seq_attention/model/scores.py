@@ -25,7 +25,7 @@ from torch import Tensor, nn
 
 from .attention import Attention, BahdanauAttention
 from .rules import echo, require
-from .tensors import shapes_checked
+from .tensors import annotations_checked
 
 A = TypeVar("A", bound=type[Attention])
 
@@ -47,7 +47,7 @@ def register_score(name: str) -> Callable[[A], A]:
 # --8<-- [end:registry]
 
 
-@shapes_checked
+@annotations_checked
 # --8<-- [start:dot]
 def dot_score(query: Float[Tensor, "B T H"], keys: Float[Tensor, "B S H"]) -> Float[Tensor, "B T S"]:
     """Luong's dot score, the inner product of the query with every key (one size H for both)."""
@@ -68,7 +68,7 @@ class DotAttention(Attention):
 # --8<-- [end:dot]
 
 
-@shapes_checked
+@annotations_checked
 # --8<-- [start:scaled_dot]
 def scaled_dot_score(query: Float[Tensor, "B T H"], keys: Float[Tensor, "B S H"]) -> Float[Tensor, "B T S"]:
     """The dot score divided by sqrt(H), the Transformer's scaling.

@@ -13,7 +13,7 @@ import torch
 from jaxtyping import Float, Int64
 from torch import Tensor
 
-from .tensors import shapes_checked, within
+from .tensors import annotations_checked, within
 from .tokens import EOS_IDX, PAD_IDX, SOS_IDX
 
 if TYPE_CHECKING:  # names for the annotations only: this module runs without the decoders and the model
@@ -159,7 +159,7 @@ def beam_search(
 # --8<-- [end:beam_search]
 
 
-@shapes_checked
+@annotations_checked
 # --8<-- [start:greedy]
 @torch.inference_mode()
 def greedy_decode(
@@ -184,7 +184,7 @@ def greedy_decode(
 # --8<-- [end:greedy]
 
 
-@shapes_checked
+@annotations_checked
 # --8<-- [start:beam]
 @torch.inference_mode()
 def beam_search_decode(

@@ -14,7 +14,7 @@ from .defaults import DROPOUT, HIDDEN_SIZE
 from .encoder import EncoderRNN
 from .rules import check_dropout, check_parameter_budget, check_size, echo, require
 from .search import MAX_LENGTH, Steps, greedy_search
-from .tensors import Probability, lengths_to_mask, shapes_checked
+from .tensors import Probability, annotations_checked, lengths_to_mask
 
 
 class Seq2Seq(nn.Module):
@@ -44,7 +44,7 @@ class Seq2Seq(nn.Module):
         """The vocabulary sizes the model was built for, by side (checked against a checkpoint's vocabularies)."""
         return {"source": self.encoder.embedding.num_embeddings, "target": self.decoder.output_size}
 
-    @shapes_checked
+    @annotations_checked
     # --8<-- [start:encode]
     def encode(
         self, source: Int64[Tensor, "B S"], lengths: Int64[Tensor, " B"], source_mask: Bool[Tensor, "B S"] | None = None
@@ -58,7 +58,7 @@ class Seq2Seq(nn.Module):
 
     # --8<-- [end:encode]
 
-    @shapes_checked
+    @annotations_checked
     # --8<-- [start:forward]
     def forward(
         self,

@@ -1,8 +1,8 @@
 """Small tensor helpers of the model: the padding mask, running a recurrent layer without reading the padding, and
-`shapes_checked`, the run-time check of the shapes a public function's signature states.
+`annotations_checked`, the run-time check of the shapes a public function's signature states.
 
 Shapes are written in the signatures with jaxtyping (`Float[Tensor, "B S H"]`: a float tensor whose three dimensions
-are named B, S and H, each name one size across the call's arguments and result). `shapes_checked` makes beartype
+are named B, S and H, each name one size across the call's arguments and result). `annotations_checked` makes beartype
 check them when the function is called, with the ranges some numbers carry (`within`); an argument that does not fit
 raises one `ArgumentError` (an `InputError`) naming the function, the parameter, its annotation with the sizes
 already bound, and what came. The check runs where
@@ -23,7 +23,7 @@ from jaxtyping import Bool, Int64, TypeCheckError, jaxtyped
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from .rules import InputError
+from .rules import MAX_SIZE, InputError
 
 F = TypeVar("F", bound=Callable)
 
@@ -39,15 +39,17 @@ def within(low: float, high: float) -> object:
     def test(value: float) -> bool:
         return low <= value <= high
 
-    test.__name__ = test.__qualname__ = f"in [{low:g}, {high:g}]"
+    test.__name__ = test.__qualname__ = f"in [{low}, {high}]"
     return Is[test]
 
 
 Probability = Annotated[float | int, within(0, 1)]
-"""A probability, such as the teacher-forcing ratio."""
+"""A probability: the teacher-forcing ratio, a dropout."""
+Size = Annotated[int, within(1, MAX_SIZE)]
+"""A layer's or a vocabulary's size."""
 
 
-def shapes_checked(function: F) -> F:
+def annotations_checked(function: F) -> F:
     """Check the shapes and dtypes `function`'s annotations state when it is called (jaxtyping with beartype)."""
     checked = jaxtyped(typechecker=beartype)(function)
 
@@ -90,9 +92,11 @@ def shape_checks_off() -> Iterator[None]:
         jaxtyping.config.update("jaxtyping_disable", previous)
 
 
-@shapes_checked
+@annotations_checked
 # --8<-- [start:mask]
-def lengths_to_mask(lengths: Int64[Tensor, " B"], max_length: int) -> Bool[Tensor, "B S"]:
+def lengths_to_mask(
+    lengths: Int64[Tensor, " B"], max_length: Annotated[int, within(0, MAX_SIZE)]
+) -> Bool[Tensor, "B S"]:
     """True at the first `lengths[b]` positions of each row: the padding mask, on the device of `lengths`."""
     positions = torch.arange(max_length, device=lengths.device)  # (S,)
     return positions.unsqueeze(0) < lengths.unsqueeze(1)  # (B, S)
