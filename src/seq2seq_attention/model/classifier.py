@@ -4,14 +4,16 @@ The attention module is the translator's `BahdanauAttention`, with a query of si
 final states of both directions) and keys of size 2H (the bidirectional outputs).
 """
 
+from typing import Annotated
+
 import torch
 import torch.nn.functional as F
 from jaxtyping import Float, Int64
 from torch import Tensor, nn
 
 from .attention import BahdanauAttention
-from .rules import check_dropout, check_parameter_budget, check_size, echo, require
-from .tensors import Probability, Size, annotations_checked, lengths_to_mask, run_packed
+from .rules import MAX_SIZE, InputError, check_parameter_budget, echo, require
+from .tensors import Dropout, Size, annotations_checked, lengths_to_mask, run_packed, within
 from .tokens import PAD_IDX
 
 CLASSIFIER_KINDS = ("attention", "bilstm", "mean")
@@ -59,7 +61,7 @@ class SentimentClassifier(Classifier):
         hidden_size: Size = 64,
         attention_size: Size = 64,
         dense_size: Size = 20,
-        dropout_p: Probability = 0.5,
+        dropout_p: Dropout = 0.5,
         use_attention: bool = True,
     ) -> None:
         super().__init__()
@@ -118,7 +120,7 @@ class MeanEmbeddingClassifier(Classifier):
 
     @annotations_checked
     def __init__(
-        self, vocab_size: Size, embedding_size: Size = 128, dense_size: Size = 20, dropout_p: Probability = 0.5
+        self, vocab_size: Size, embedding_size: Size = 128, dense_size: Size = 20, dropout_p: Dropout = 0.5
     ) -> None:
         super().__init__()
         self.config: dict = {}  # set by `build_classifier`
@@ -137,7 +139,10 @@ class MeanEmbeddingClassifier(Classifier):
         return self.output(hidden).squeeze(1), None  # (B,)
 
 
-def build_classifier(kind: str, vocab_size: int, **options: object) -> SentimentClassifier | MeanEmbeddingClassifier:
+@annotations_checked
+def build_classifier(
+    kind: str, vocab_size: Size, **options: Annotated[int | float, within(0, MAX_SIZE)]
+) -> SentimentClassifier | MeanEmbeddingClassifier:
     """A classifier of the given kind (`CLASSIFIER_KINDS`) with the course notes' sizes unless overridden.
 
     The model's `config` (saved in checkpoints) records the kind, the vocabulary size and the options.
@@ -147,21 +152,15 @@ def build_classifier(kind: str, vocab_size: int, **options: object) -> Sentiment
             outside [0, 1).
     """
     require(kind in CLASSIFIER_KINDS, f"unknown classifier kind {echo(kind)}; choose from {list(CLASSIFIER_KINDS)}")
-    for name, value in {"vocab_size": vocab_size, **options}.items():
-        if name.endswith("_size"):
-            check_size(name, value)
     sizes = {"embedding_size": 128, "hidden_size": 64, "attention_size": 64, "dense_size": 20, **options}
-    E, H = sizes["embedding_size"], sizes["hidden_size"]
-    check_parameter_budget(
-        f"a {kind} classifier", vocab_size * E + 8 * H * (E + 3 * H) + 12 * H * sizes["attention_size"]
-    )
-    check_dropout("dropout_p", options.get("dropout_p", 0.5))
+    E, H, A = sizes["embedding_size"], sizes["hidden_size"], sizes["attention_size"]
+    check_parameter_budget(f"a {kind} classifier", vocab_size * E + 8 * H * (E + 3 * H) + 12 * H * A)
     try:
         if kind == "mean":
             model = MeanEmbeddingClassifier(vocab_size, **options)
         else:
             model = SentimentClassifier(vocab_size, **options, use_attention=kind == "attention")
     except TypeError as error:
-        require(False, f"a {kind!r} classifier does not take {echo(sorted(options))}: {error}")
+        raise InputError(f"a {kind!r} classifier does not take {echo(sorted(options))}: {error}") from None
     model.config = {"task": "sentiment", "kind": kind, "vocab_size": vocab_size, **options}
     return model

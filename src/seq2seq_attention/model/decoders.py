@@ -23,7 +23,7 @@ from .attention import Attention
 from .defaults import DROPOUT
 from .rules import echo, require
 from .scores import SCORES, build_attention
-from .tensors import Probability, Size, annotations_checked
+from .tensors import Dropout, Probability, Size, annotations_checked
 from .tokens import PAD_IDX, SOS_IDX
 
 
@@ -224,7 +224,7 @@ class AttnDecoderRNN(StepDecoder):
     @annotations_checked
     # --8<-- [start:init]
     def __init__(
-        self, hidden_size: Size, output_size: Size, dropout_p: Probability = DROPOUT, score: str = "additive"
+        self, hidden_size: Size, output_size: Size, dropout_p: Dropout = DROPOUT, score: str = "additive"
     ) -> None:
         super().__init__(hidden_size, output_size)
         self.embedding = nn.Embedding(output_size, hidden_size, padding_idx=PAD_IDX)
@@ -277,7 +277,7 @@ class LuongAttnDecoderRNN(StepDecoder):
         self,
         hidden_size: Size,
         output_size: Size,
-        dropout_p: Probability = DROPOUT,
+        dropout_p: Dropout = DROPOUT,
         score: str = "dot",
         input_feeding: bool = False,
     ) -> None:
@@ -358,14 +358,16 @@ decoder uses every score of `SCORES` it does not refuse, its class's default fir
 
 def choose_score(decoder: str, score: str | None) -> str | None:
     """The score the named decoder uses: `score` (checked against what it refuses), or its default when None."""
-    require(
-        isinstance(decoder, str) and decoder in DECODERS,
-        f"unknown decoder {echo(decoder)}; choose one of {', '.join(sorted(DECODERS))}",
-    )
+    names = ", ".join(sorted(DECODERS))
+    require(decoder in DECODERS, f"unknown decoder {echo(decoder)}; choose one of {names}")
     kind = DECODERS[decoder]
-    require(
-        score is None or kind.default_score is not None,
-        f"score {echo(score)} does not fit the {decoder} decoder; expected none (it has no attention)",
-    )
+    require(score is None or kind.scores, f"the {decoder} decoder has no attention, so no score; got {echo(score)}")
     require(score not in kind.refuses, f"the {decoder} decoder refuses the {score} score: {kind.refuses.get(score)}")
     return kind.default_score if score is None else score
+
+
+def check_input_feeding(decoder: str, input_feeding: bool) -> None:
+    """Input feeding needs a decoder that feeds its output back (Luong's): for `build_model` and `TrainConfig`."""
+    feeding = [name for name, kind in DECODERS.items() if kind.feeds_input]
+    why = f"input feeding needs a decoder that feeds its output back ({', '.join(feeding)}), not {decoder}"
+    require(not input_feeding or decoder in feeding, why)

@@ -6,7 +6,7 @@ from torch import Tensor, nn
 
 from .defaults import DROPOUT
 from .rules import require
-from .tensors import Probability, Size, annotations_checked, run_packed
+from .tensors import Dropout, Size, annotations_checked, run_packed
 from .tokens import PAD_IDX
 
 
@@ -29,7 +29,7 @@ class EncoderRNN(nn.Module):
 
     @annotations_checked
     def __init__(
-        self, input_size: Size, hidden_size: Size, dropout_p: Probability = DROPOUT, bidirectional: bool = False
+        self, input_size: Size, hidden_size: Size, dropout_p: Dropout = DROPOUT, bidirectional: bool = False
     ) -> None:
         super().__init__()
         check_bidirectional(hidden_size, bidirectional)
@@ -68,7 +68,5 @@ def join_directions(hidden: Float[Tensor, "D B Hd"]) -> Float[Tensor, "1 B H"]:
 
 def check_bidirectional(hidden_size: int, bidirectional: bool) -> None:
     """The rule of a bidirectional encoder: its two directions split H, so H must be even."""
-    require(
-        not bidirectional or (type(hidden_size) is int and hidden_size % 2 == 0),
-        f"a bidirectional encoder splits H in two halves; H must be even, got {hidden_size}",
-    )
+    even = not bidirectional or (type(hidden_size) is int and hidden_size % 2 == 0)
+    require(even, f"a bidirectional encoder splits H in two halves; H must be even, got {hidden_size}")

@@ -37,20 +37,7 @@ def require(condition: bool, message: str) -> None:
         raise InputError(message)
 
 
-def check_size(name: str, value: object) -> None:
-    """A layer or vocabulary size: an int (not a bool) in [1, `MAX_SIZE`]."""
-    require(
-        type(value) is int and 1 <= value <= MAX_SIZE, f"{name} must be an int in [1, {MAX_SIZE}], got {echo(value)}"
-    )
-
-
-def check_dropout(name: str, value: object) -> None:
-    """A dropout probability: a number (not a bool) in [0, 1)."""
-    require(type(value) in (int, float) and 0 <= value < 1, f"{name} must be a number in [0, 1), got {echo(value)}")
-
-
 def check_parameter_budget(what: str, estimate: int) -> None:
     """Refuse a model whose estimated parameter count exceeds `MAX_PARAMETERS`, before anything is allocated."""
-    require(
-        estimate <= MAX_PARAMETERS, f"{what} would have about {estimate:,} parameters; the limit is {MAX_PARAMETERS:,}"
-    )
+    limit = MAX_PARAMETERS
+    require(estimate <= limit, f"{what} would have about {estimate:,} parameters; the limit is {limit:,}")

@@ -116,9 +116,8 @@ class GeneralAttention(DotAttention):
 register_score("additive")(BahdanauAttention)  # Bahdanau's, the first attention of the course
 
 
+@annotations_checked
 def build_attention(name: str, hidden_size: int) -> Attention:
     """The attention that scores with `name` (a key of `SCORES`), for queries and keys of size H."""
-    require(
-        isinstance(name, str) and name in SCORES, f"unknown score {echo(name)}; expected one of {', '.join(SCORES)}"
-    )
+    require(name in SCORES, f"unknown score {echo(name)}; expected one of {', '.join(SCORES)}")
     return SCORES[name](hidden_size)

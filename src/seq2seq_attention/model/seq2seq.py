@@ -9,12 +9,12 @@ import torch.nn.functional as F
 from jaxtyping import Bool, Float, Int64
 from torch import Tensor, nn
 
-from .decoders import DECODERS, StepDecoder, choose_score
+from .decoders import DECODERS, StepDecoder, check_input_feeding, choose_score
 from .defaults import DROPOUT, HIDDEN_SIZE
 from .encoder import EncoderRNN
-from .rules import check_dropout, check_parameter_budget, check_size, echo, require
+from .rules import check_parameter_budget, require
 from .search import MAX_LENGTH, Steps, greedy_search
-from .tensors import Probability, annotations_checked, lengths_to_mask
+from .tensors import Dropout, Probability, Size, annotations_checked, lengths_to_mask
 
 
 class Seq2Seq(nn.Module):
@@ -31,10 +31,8 @@ class Seq2Seq(nn.Module):
 
     def __init__(self, encoder: EncoderRNN, decoder: StepDecoder) -> None:
         super().__init__()
-        require(
-            encoder.hidden_size == decoder.hidden_size,
-            f"encoder and decoder must share H, got {encoder.hidden_size} and {decoder.hidden_size}",
-        )
+        sizes = encoder.hidden_size, decoder.hidden_size
+        require(sizes[0] == sizes[1], f"encoder and decoder must share H, got {sizes[0]} and {sizes[1]}")
         self.encoder = encoder
         self.decoder = decoder
         self.config: dict = {}  # set by `build_model`: what a checkpoint saves to rebuild the model
@@ -90,13 +88,14 @@ class Seq2Seq(nn.Module):
     # --8<-- [end:forward]
 
 
+@annotations_checked
 # --8<-- [start:build_model]
 def build_model(
     decoder: str,
-    src_vocab_size: int,
-    tgt_vocab_size: int,
-    hidden_size: int = HIDDEN_SIZE,
-    dropout: float = DROPOUT,
+    src_vocab_size: Size,
+    tgt_vocab_size: Size,
+    hidden_size: Size = HIDDEN_SIZE,
+    dropout: Dropout = DROPOUT,
     score: str | None = None,
     *,
     bidirectional: bool = False,
@@ -123,14 +122,10 @@ def build_model(
         InputError: an unknown decoder or score, a size outside [1, 2^20], a dropout outside [0, 1),
             an odd H for a bidirectional encoder, or input feeding for a decoder that cannot feed.
     """
-    check_architecture(decoder, hidden_size, bidirectional, tie_embeddings, input_feeding)  # the rules, once
-    check_size("src_vocab_size", src_vocab_size)
-    check_size("tgt_vocab_size", tgt_vocab_size)
-    check_dropout("dropout", dropout)
-    check_parameter_budget(
-        f"a {decoder} translator", hidden_size * (src_vocab_size + 2 * tgt_vocab_size + 24 * hidden_size)
-    )
     score = choose_score(decoder, score)  # None: the decoder's default
+    check_input_feeding(decoder, input_feeding)
+    H, S, T = hidden_size, src_vocab_size, tgt_vocab_size
+    check_parameter_budget(f"a {decoder} translator", H * (S + 2 * T + 24 * H))
     encoder = EncoderRNN(src_vocab_size, hidden_size, dropout, bidirectional)
     kind = DECODERS[decoder]
     options = {"dropout_p": dropout, "score": score, "input_feeding": input_feeding}
@@ -154,25 +149,3 @@ def build_model(
 
 
 # --8<-- [end:build_model]
-
-
-def check_architecture(
-    decoder: str, hidden_size: int, bidirectional: bool, tie_embeddings: bool, input_feeding: bool
-) -> None:
-    """The rules between `build_model`'s switches (for it and for `TrainConfig`): booleans, an int H in [1, 2^20],
-    and input feeding for a decoder that feeds its output back (the encoder checks the bidirectional rule)."""
-    for name, value in {
-        "bidirectional": bidirectional,
-        "tie_embeddings": tie_embeddings,
-        "input_feeding": input_feeding,
-    }.items():
-        require(isinstance(value, bool), f"{name} must be True or False, got {echo(value)}")
-    check_size("hidden_size", hidden_size)
-    kind = DECODERS.get(decoder) if isinstance(decoder, str) else None
-    feeding = ", ".join(name for name, kind in DECODERS.items() if kind.feeds_input)
-    require(
-        not input_feeding or kind is None or kind.feeds_input,
-        f"input feeding needs a decoder that feeds its "
-        f"output back ({feeding}): the previous attentional vector joins the next token, which is Luong's; "
-        f"{kind.decoder.__name__ if kind else decoder} cannot feed it",
-    )

@@ -33,13 +33,13 @@ class ArgumentError(InputError):
     range (one line; jaxtyping's full report is kept as `report`)."""
 
 
-def within(low: float, high: float) -> object:
+def within(low: float, high: float, *, below_high: bool = False) -> object:
     """A range a number must lie in, for `Annotated[int, within(1, 1000)]` (`nan` lies in none)."""
 
-    def test(value: float) -> bool:
-        return low <= value <= high
+    def test(value: float) -> bool:  # True is 1 to Python, not a number to a user
+        return type(value) is not bool and (low <= value < high if below_high else low <= value <= high)
 
-    test.__name__ = test.__qualname__ = f"in [{low}, {high}]"
+    test.__name__ = test.__qualname__ = f"in [{low}, {high}{')' if below_high else ']'}"
     return Is[test]
 
 
@@ -47,6 +47,8 @@ Probability = Annotated[float | int, within(0, 1)]
 """A probability: the teacher-forcing ratio, a dropout."""
 Size = Annotated[int, within(1, MAX_SIZE)]
 """A layer's or a vocabulary's size."""
+Dropout = Annotated[float | int, within(0, 1, below_high=True)]
+"""A dropout probability (1 would drop everything)."""
 
 
 def annotations_checked(function: F) -> F:

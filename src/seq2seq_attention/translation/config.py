@@ -9,12 +9,11 @@ from dataclasses import dataclass
 from ..core.config import check_config, setting
 from ..core.errors import InputError
 from ..core.training import SCHEDULES
-from ..model.decoders import choose_score
+from ..model.decoders import check_input_feeding, choose_score
 from ..model.defaults import DROPOUT, HIDDEN_SIZE
 from ..model.encoder import check_bidirectional
 from ..model.names import ATTENTION_DECODERS, DECODER_NAMES, SCORE_NAMES
 from ..model.rules import MAX_SIZE
-from ..model.seq2seq import check_architecture
 from .corpus import EVAL_SPLITS, MAX_WORDS, SPLITS
 
 BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
@@ -122,7 +121,7 @@ class TrainConfig:
         if self.schedule_over == "budget" and self.time_budget is None:
             raise InputError("schedule_over='budget' spreads the schedule over the time budget: set time_budget")
         choose_score(self.decoder, self.score)  # the name only: `build_model` resolves the default
-        check_architecture(self.decoder, self.hidden_size, self.bidirectional, self.tie_embeddings, self.input_feeding)
+        check_input_feeding(self.decoder, self.input_feeding)
         check_bidirectional(self.hidden_size, self.bidirectional)
 
     RESUMABLE_CHANGES = ("epochs", "time_budget", "budget_clock")
