@@ -48,11 +48,11 @@ from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
 from seq2seq_attention.core.files import run_locked, write_json
 from seq2seq_attention.core.fonts import label
-from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs
 from seq2seq_attention.translation.evaluate import Verdict, compare, evaluate, seed_interval, verdict
 from seq2seq_attention.translation.plotting import plot_attention, save_figure, sentence_attention
-from seq2seq_attention.translation.search import greedy_decode
+from seq2seq_attention.model.search import greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, train
 
 DECODER_NAMES = {

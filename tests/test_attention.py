@@ -1,7 +1,7 @@
 """Attention's input contracts: the attention modules, `masked_softmax` and the score functions.
 
 A wrong rank, size or dtype, against the annotations of the signature (jaxtyping, checked by beartype), raises one
-`ShapeError` (an `InputError`, so a `ValueError`) of one line that names the function, the argument, the annotation
+`ArgumentError` (an `InputError`, so a `ValueError`) of one line that names the function, the argument, the annotation
 with the sizes already bound and what came. What only the module's weights know (a query of another size, a float64
 query for float32 weights, another device) is torch's own one-line `RuntimeError`: the model trusts its tensors and
 does not check them twice. Non-finite values at padded positions never reach the context. The formulas themselves
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from support import clear_error, module_on, raises_exactly
 
 from seq2seq_attention import SCORES, BahdanauAttention, masked_softmax
-from seq2seq_attention.model.tensors import ShapeError
+from seq2seq_attention.model.tensors import ArgumentError
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 B, S, H = 2, 5, 8
@@ -90,7 +90,7 @@ CASES: list[tuple[str, Callable[[], object], str]] = [
 
 @pytest.mark.parametrize(("call", "message"), [case[1:] for case in CASES], ids=[case[0] for case in CASES])
 def test_bad_input_raises_one_clear_shape_error(call: Callable[[], object], message: str):
-    raises_exactly(call, message, ShapeError)
+    raises_exactly(call, message, ArgumentError)
 
 
 # What the annotations cannot say (the module's own sizes, dtype and device): torch's one-line RuntimeError.

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from seq2seq_attention.cli import main
-from seq2seq_attention.translation.decoders import DECODERS
+from seq2seq_attention.model.decoders import DECODERS
 
 
 def help_of(capsys, *command: str) -> str:

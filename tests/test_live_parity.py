@@ -37,7 +37,7 @@ onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the t
 
 from seq2seq_attention import load_checkpoint  # noqa: E402
 from seq2seq_attention.translation.export import GraphDecoder, export_sentences  # noqa: E402
-from seq2seq_attention.translation.search import beam_search, greedy_search  # noqa: E402
+from seq2seq_attention.model.search import beam_search, greedy_search  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 MODELS = tuple(GRAPHS)

@@ -65,7 +65,7 @@ REVIEWED: dict[str, dict[str, str]] = {
         "30": "the page's own example size (a vocabulary of 30 in a fence)",
     },
     "performance/index.md": {
-        "32": "the tutorial loop's batch (benchmarks/seed_loops.py) and the recipe's batch the page names",
+        "32": "the tutorial loop's batch (benchmarks/tutorial_loops.py) and the recipe's batch the page names",
         "256": "H of the benchmark models, and the batch of the hand-fused path the page describes",
         "64": "batch sizes the page names",
         "128": "a batch size on the sweep's axis",

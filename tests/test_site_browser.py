@@ -303,7 +303,7 @@ def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome,
     from seq2seq_attention import load_checkpoint, load_pairs, split_pairs
     from seq2seq_attention.translation.export import GraphDecoder
     from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
-    from seq2seq_attention.translation.search import greedy_search
+    from seq2seq_attention.model.search import greedy_search
 
     live = ROOT / "docs" / "assets" / "live"
     sessions = [onnxruntime.InferenceSession(str(live / name)) for name in ("encoder.onnx", "step.onnx")]
