@@ -542,8 +542,8 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = PAGES) -> dict:
 
     from seq2seq_attention.core.batching import collate
     from seq2seq_attention.core.checkpoint import load_checkpoint
-    from seq2seq_attention.model.tokens import PAD_IDX, SOS_IDX
     from seq2seq_attention.model.search import greedy_decode
+    from seq2seq_attention.model.tokens import PAD_IDX, SOS_IDX
     from seq2seq_attention.translation.train import teacher_forcing_at
     from seq2seq_attention.translation.translator import translate
 

@@ -213,7 +213,7 @@ def test_the_heatmap_statistics_read_the_figures_weights():
 
 def test_the_recipe_intervals_use_the_packages_t_quantiles():
     """The reader reads without torch, so it keeps its own two Student-t quantiles: they are the package's."""
-    from seq2seq_attention.translation.evaluate import t_975
+    from seq2seq_attention.stats import t_975
 
     for degrees, quantile in course_values.T_975.items():
         assert quantile == t_975(degrees)

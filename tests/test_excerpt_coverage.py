@@ -51,7 +51,7 @@ def section_lines(path: Path, names: set[str]) -> dict[str, range]:
 
 def test_the_scan_finds_the_pages_sections():
     sections = included_sections()
-    decoders = SRC / "translation" / "decoders.py"
+    decoders = SRC / "model" / "decoders.py"
     assert {"loop", "forward_step", "step"} <= sections[decoders]
     spans = section_lines(decoders, {"loop"})
     text = decoders.read_text(encoding="utf-8").splitlines()

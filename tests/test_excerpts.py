@@ -40,8 +40,8 @@ def test_every_excerpt_section_in_src_is_included_by_a_page():
 
 
 def test_the_section_check_sees_a_dead_section():
-    pages = [p for p in DOCS.rglob("*.md") if "core/batching.py:mask" not in p.read_text(encoding="utf-8")]
-    assert "src/seq2seq_attention/core/batching.py:mask" in _sections() - _included(pages)
+    pages = [p for p in DOCS.rglob("*.md") if "model/tensors.py:mask" not in p.read_text(encoding="utf-8")]
+    assert "src/seq2seq_attention/model/tensors.py:mask" in _sections() - _included(pages)
 
 
 def _defined(module: str) -> set[str]:
@@ -124,7 +124,7 @@ def test_titles_name_what_the_section_defines_and_links_land_on_its_lines():
     path = "src/seq2seq_attention/model/attention.py"
     assert excerpts.excerpt_title(path, "project_keys") == f"{path} · BahdanauAttention.project_keys"
     scores = "src/seq2seq_attention/model/scores.py"
-    assert excerpts.excerpt_title(scores, "registry") == f"{scores} · SCORES"
+    assert excerpts.excerpt_title(scores, "registry") == f"{scores} · SCORES, register_score"
     assert excerpts.section_names("src/seq2seq_attention/model/classifier.py", "init").endswith("__init__ (일부)")
     assert excerpts.section_names("src/seq2seq_attention/core/batching.py", "pad") == "collate, pad_sequences, Batch"
     # `@checked(...)` stands above the start marker, outside the excerpt: the section still holds the whole function

@@ -89,7 +89,6 @@ class Seq2Seq(nn.Module):
 
 
 @annotations_checked
-# --8<-- [start:build_model]
 def build_model(
     decoder: str,
     src_vocab_size: Size,
@@ -122,10 +121,11 @@ def build_model(
         InputError: an unknown decoder or score, a size outside [1, 2^20], a dropout outside [0, 1),
             an odd H for a bidirectional encoder, or input feeding for a decoder that cannot feed.
     """
-    score = choose_score(decoder, score)  # None: the decoder's default
     check_input_feeding(decoder, input_feeding)
     H, S, T = hidden_size, src_vocab_size, tgt_vocab_size
     check_parameter_budget(f"a {decoder} translator", H * (S + 2 * T + 24 * H))
+    # --8<-- [start:build_model]
+    score = choose_score(decoder, score)  # None: the decoder's default
     encoder = EncoderRNN(src_vocab_size, hidden_size, dropout, bidirectional)
     kind = DECODERS[decoder]
     options = {"dropout_p": dropout, "score": score, "input_feeding": input_feeding}

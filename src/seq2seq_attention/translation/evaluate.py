@@ -1,5 +1,5 @@
-"""The one module for held-out scores: corpus BLEU (sacrebleu) with a bootstrap interval, exact match, paired
-comparisons (`compare`) and the one better / worse / tie rule every script and page uses (`verdict`)."""
+"""The one module for held-out scores: corpus BLEU (sacrebleu) with a bootstrap interval, exact match and paired
+comparisons (`compare`); the one better / worse / tie rule every script and page uses is `stats.verdict`."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,7 +14,7 @@ from ..core.errors import InputError, echo
 from ..core.vocabulary import Vocabularies
 from ..model.search import MAX_LENGTH
 from ..model.seq2seq import Seq2Seq
-from ..stats import ALPHA, OUTCOMES_KO, T_975, Verdict, seed_interval, t_975, verdict  # noqa: F401  (scripts read them here too)
+from ..stats import ALPHA
 from .corpus import Pair
 from .translator import translate
 
