@@ -19,7 +19,7 @@ import jaxtyping
 import torch
 from beartype import beartype
 from beartype.vale import Is
-from jaxtyping import Bool, Int64, TypeCheckError, jaxtyped
+from jaxtyping import Bool, Float, Int64, TypeCheckError, jaxtyped
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
@@ -108,17 +108,16 @@ def lengths_to_mask(
 
 
 # --8<-- [start:run_packed]
-def run_packed(rnn: nn.RNNBase, inputs: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, object]:
+def run_packed(
+    rnn: nn.RNNBase, inputs: Float[Tensor, "B S E"], lengths: Int64[Tensor, " B"]
+) -> tuple[Float[Tensor, "B S DH"], object]:
     """Run a batch-first RNN (GRU or LSTM) so that it never reads padding.
 
     When every sequence fills the batch (a length bucket) there is nothing to skip and the RNN
-    runs directly; otherwise the batch is packed, run, and padded again.
-
-    Shapes:
-        inputs: (B, S, E).
-        lengths: (B,) real lengths, on any device.
-        outputs: (B, S, D*H), zero at padded positions (D = 2 for a bidirectional RNN).
-        state: (D, B, H) each direction's state after its last real token (a pair for an LSTM).
+    runs directly; otherwise the batch is packed, run, and padded again. The lengths may be on
+    any device. The outputs (D*H wide, D = 2 for a bidirectional RNN) are zero at padded
+    positions; the state is each direction's state after its last real token, (D, B, H) (a pair
+    for an LSTM).
     """
     if bool((lengths == inputs.size(1)).all()):  # no padding: nothing to pack
         return rnn(inputs)  # (B, S, D*H), state
