@@ -47,7 +47,7 @@ from tqdm.auto import tqdm
 from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
 from seq2seq_attention.core.files import run_locked, write_json
-from seq2seq_attention.core.fonts import label
+from seq2seq_attention.core.plotting import label
 from seq2seq_attention.model.search import greedy_decode
 from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX
 from seq2seq_attention.stats import Verdict, seed_interval, verdict

@@ -11,7 +11,7 @@ Writes `results/seq2seq/metrics.json`, `results/seq2seq/README.md`, `results/seq
 verdict is `stats.verdict` (one seed: the paired bootstrap p decides).
 
 The loss figure (`docs/assets/figures/seq2seq_loss.png`) has Korean labels when a Hangul font is installed
-(`core.fonts.hangul_font`), English ones otherwise. `--figure-only` draws it without the uncommitted
+(`core.plotting.hangul_font`), English ones otherwise. `--figure-only` draws it without the uncommitted
 checkpoints under `runs/`: a run's history comes from its checkpoint where that is committed
 (`src/seq2seq_attention/pretrained/*`), else from its committed training log (`results/seq2seq/<run>.log`,
 whose epoch lines carry the same losses to four decimals); which runs are on the main split is read from
@@ -37,8 +37,8 @@ import torch  # noqa: E402
 
 from seq2seq_attention.core.checkpoint import load_checkpoint  # noqa: E402
 from seq2seq_attention.core.files import run_locked, write_json  # noqa: E402
-from seq2seq_attention.core.fonts import hangul_font  # noqa: E402
-from seq2seq_attention.core.fonts import label as text_label  # noqa: E402
+from seq2seq_attention.core.plotting import hangul_font  # noqa: E402
+from seq2seq_attention.core.plotting import label as text_label  # noqa: E402
 from seq2seq_attention.stats import verdict  # noqa: E402
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs, target_overlap  # noqa: E402
 from seq2seq_attention.translation.evaluate import compare, evaluate  # noqa: E402

@@ -14,10 +14,10 @@ import torch
 from support import ROOT, tiny_translator
 
 from seq2seq_attention import collate, load_checkpoint, load_pairs, split_pairs
+from seq2seq_attention.model.search import beam_search_decode, greedy_search
 from seq2seq_attention.model.tokens import EOS_IDX
 from seq2seq_attention.translation.export import half_precision, recorded_scores
 from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
-from seq2seq_attention.model.search import beam_search_decode, greedy_search
 
 LIVE = ROOT / "docs" / "assets" / "live"
 RUNTIME = ROOT / "docs" / "assets" / "onnxruntime-web"

@@ -11,13 +11,13 @@ from support import tiny_translator
 from benchmarks.fused import fused_log_probs
 from benchmarks.run import epoch_flops, forward_flops
 from benchmarks.tutorial_loops import MAX_LENGTH, PerSentenceTrainer, TutorialTrainer, pad_to_max_length
-from seq2seq_attention.model.scores import SCORES
 from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.errors import InputError
-from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from seq2seq_attention.core.training import learning_rate_at, make_optimizer
-from seq2seq_attention.model.seq2seq import build_model
+from seq2seq_attention.model.scores import SCORES
 from seq2seq_attention.model.search import beam_search_decode, greedy_decode
+from seq2seq_attention.model.seq2seq import build_model
+from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from seq2seq_attention.translation.train import TrainConfig, _check_resumable, make_criterion
 from seq2seq_attention.translation.translator import translate
 

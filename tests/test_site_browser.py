@@ -301,9 +301,9 @@ def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome,
     """50 held-out sentences typed into the page give the ONNX/PyTorch tokens and attention; unknown words are named."""
     onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
     from seq2seq_attention import load_checkpoint, load_pairs, split_pairs
+    from seq2seq_attention.model.search import greedy_search
     from seq2seq_attention.translation.export import GraphDecoder
     from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
-    from seq2seq_attention.model.search import greedy_search
 
     live = ROOT / "docs" / "assets" / "live"
     sessions = [onnxruntime.InferenceSession(str(live / name)) for name in ("encoder.onnx", "step.onnx")]

@@ -406,9 +406,7 @@ def test_one_grey_scale_for_the_stepper_the_heatmaps_and_the_live_page_in_both_t
 
 def test_the_stepper_links_to_the_live_page_and_the_live_page_links_back(phone, built_site: BuiltSite):
     driver = phone
-    state, box = _open(
-        driver, built_site, "bahdanau/forward_step.html", "src/seq2seq_attention/model/decoders.py:step"
-    )
+    state, box = _open(driver, built_site, "bahdanau/forward_step.html", "src/seq2seq_attention/model/decoders.py:step")
     href = state()["live"][0]
     target = (built_site.root / "bahdanau" / href.split("#")[0]).resolve()
     assert target == (built_site.root / "live.html").resolve()

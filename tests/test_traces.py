@@ -190,9 +190,7 @@ def test_the_padded_batch_weighs_its_padding_exactly_zero(committed: dict):
         assert padded and all(w == 0.0 for w in padded) and value["words"][0][lengths[0] :] == ["<pad>"] * len(padded)
         assert all(w > 0 for w in value["values"][1])
         assert all(abs(sum(row) - 1) < 1e-5 for row in value["values"])
-    hidden = [
-        text for _, text in steps_of(committed, "batch", "src/seq2seq_attention/model/attention.py:hide_padding")
-    ]
+    hidden = [text for _, text in steps_of(committed, "batch", "src/seq2seq_attention/model/attention.py:hide_padding")]
     assert hidden, "hide_padding did not run in the batch"
 
 

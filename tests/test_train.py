@@ -13,12 +13,12 @@ from torch import nn
 
 from seq2seq_attention.core.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
 from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.model.decoders import AttnDecoderRNN, DecoderRNN
+from seq2seq_attention.model.search import greedy_decode
+from seq2seq_attention.model.seq2seq import DECODERS, Seq2Seq, build_model
 from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX, SPECIAL_TOKENS
 from seq2seq_attention.translation.corpus import Pair, TranslationDataset, build_vocabularies, collate, split_pairs
-from seq2seq_attention.model.decoders import AttnDecoderRNN, DecoderRNN
 from seq2seq_attention.translation.evaluate import evaluate
-from seq2seq_attention.model.seq2seq import DECODERS, Seq2Seq, build_model
-from seq2seq_attention.model.search import greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, initialize, train, train_step
 from seq2seq_attention.translation.translator import translate
 

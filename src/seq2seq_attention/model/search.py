@@ -7,7 +7,7 @@ no decoder (the decoders import no search either: a decoder's `forward` is the t
 batches, and the search's numbers checked, by the translator.
 """
 
-from typing import TYPE_CHECKING, Annotated, Protocol
+from typing import TYPE_CHECKING, Annotated, Protocol, runtime_checkable
 
 import torch
 from jaxtyping import Float, Int64
@@ -39,6 +39,16 @@ LengthPenalty = Annotated[float | int, within(-MAX_LENGTH_PENALTY, MAX_LENGTH_PE
 """Beam search's alpha (a finite number: `nan` lies in no range)."""
 
 
+@runtime_checkable
+class SearchState(Protocol):
+    """What the loops read of a decoder's state (a `DecoderState`): the keys and `select`."""
+
+    keys: Tensor
+
+    def select(self, rows: Tensor) -> "SearchState": ...
+
+
+@runtime_checkable
 class Step(Protocol):
     """The decoder's step interface: `forward_step` of a `StepDecoder`, or of the exported graphs' adapter."""
 
@@ -47,10 +57,11 @@ class Step(Protocol):
     ) -> tuple[torch.Tensor, "DecoderState", torch.Tensor | None]: ...
 
 
+@annotations_checked
 # --8<-- [start:greedy_search]
 def greedy_search(
-    step: Step, state: "DecoderState", max_length: int = MAX_LENGTH, prefix: Int64[Tensor, "B P"] | None = None
-) -> tuple[Int64[Tensor, "B T"], Float[Tensor, "B T V"], Float[Tensor, "B T S"] | None, "DecoderState"]:
+    step: Step, state: SearchState, max_length: Steps = MAX_LENGTH, prefix: Int64[Tensor, "B P"] | None = None
+) -> tuple[Int64[Tensor, "B T"], Float[Tensor, "B T V"], Float[Tensor, "B T S"] | None, SearchState]:
     """Feed each step's most likely word back in, until every sentence has said `<eos>`.
 
     The one free-running loop of the package: `greedy_decode`, a `Seq2Seq` called without a
