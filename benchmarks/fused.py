@@ -20,9 +20,10 @@ import torch
 import torch.nn.functional as F
 
 from benchmarks.report import ab_result, emit
-from seq2seq_attention.attention.attention import BahdanauAttention, masked_softmax
-from seq2seq_attention.core.tokens import SOS_IDX
 from seq2seq_attention.core.training import make_optimizer
+from seq2seq_attention.model.attention import BahdanauAttention, masked_softmax
+from seq2seq_attention.model.seq2seq import Seq2Seq, build_model
+from seq2seq_attention.model.tokens import SOS_IDX
 from seq2seq_attention.translation.corpus import (
     TranslationDataset,
     build_vocabularies,
@@ -30,7 +31,6 @@ from seq2seq_attention.translation.corpus import (
     make_loader,
     split_pairs,
 )
-from seq2seq_attention.translation.model import Seq2Seq, build_model
 
 
 def fused_log_probs(

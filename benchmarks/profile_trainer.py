@@ -167,6 +167,7 @@ def build(warmup: int, steps: int, recipe: str = "project"):
     torch.set_num_threads(1)
     from benchmarks.run import PROJECT
     from seq2seq_attention.core.training import make_optimizer, make_scheduler
+    from seq2seq_attention.model.seq2seq import build_model
     from seq2seq_attention.translation.corpus import (
         TranslationDataset,
         build_vocabularies,
@@ -174,7 +175,6 @@ def build(warmup: int, steps: int, recipe: str = "project"):
         make_loader,
         split_pairs,
     )
-    from seq2seq_attention.translation.model import build_model
     from seq2seq_attention.translation.train import TrainConfig, make_criterion
 
     train_pairs, _ = split_pairs(load_pairs())

@@ -12,12 +12,12 @@ import torch
 
 from seq2seq_attention.core.training import learning_rate_at, make_optimizer
 from seq2seq_attention.core.vocabulary import Vocabularies
+from seq2seq_attention.model.seq2seq import Seq2Seq, build_model
 from seq2seq_attention.translation.corpus import Pair, TranslationDataset, make_loader
-from seq2seq_attention.translation.model import Seq2Seq, build_model
 from seq2seq_attention.translation.train import TrainConfig, make_criterion, train_step
 from seq2seq_attention.translation.translator import translate
 
-from .seed_loops import TutorialTrainer
+from .tutorial_loops import TutorialTrainer
 
 
 def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str]) -> float:

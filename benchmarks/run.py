@@ -21,8 +21,10 @@ from pathlib import Path
 import torch
 
 from seq2seq_attention.core.batching import collate
-from seq2seq_attention.core.tokens import EOS_IDX
 from seq2seq_attention.core.training import make_optimizer
+from seq2seq_attention.model.search import beam_search_decode, greedy_decode
+from seq2seq_attention.model.seq2seq import build_model
+from seq2seq_attention.model.tokens import EOS_IDX
 from seq2seq_attention.translation.corpus import (
     TranslationDataset,
     build_vocabularies,
@@ -30,12 +32,10 @@ from seq2seq_attention.translation.corpus import (
     make_loader,
     split_pairs,
 )
-from seq2seq_attention.translation.model import build_model
-from seq2seq_attention.translation.search import beam_search_decode, greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, make_criterion, train_epoch
 
 from .quality import corpus_bleu, project_quality, tutorial_quality
-from .seed_loops import MAX_LENGTH, PerSentenceTrainer, TutorialTrainer
+from .tutorial_loops import MAX_LENGTH, PerSentenceTrainer, TutorialTrainer
 
 PROJECT = dict(
     decoder="bahdanau",

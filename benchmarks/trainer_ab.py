@@ -4,7 +4,7 @@
     python -m benchmarks.trainer_ab --baseline /tmp/baseline --rounds 5 --out results/performance/trainer_ab.json
 
 Each round runs, each in a fresh process on one thread: the tutorial's training loop
-(`benchmarks.seed_loops.TutorialTrainer`, batch 64, padded to `MAX_LENGTH`), the baseline
+(`benchmarks.tutorial_loops.TutorialTrainer`, batch 64, padded to `MAX_LENGTH`), the baseline
 checkout's trainer and this checkout's trainer (`train_epoch` with `benchmarks.run.PROJECT`: Bahdanau,
 batch 64, H=256, length buckets, forward + backward + Adam), each the best of two epochs after a
 warm-up, all on the main split's training pairs. Time is the process's CPU time (`process_time`):
@@ -40,7 +40,7 @@ TRAINER = (
 from benchmarks.run import PROJECT
 from seq2seq_attention.core.training import make_optimizer
 from seq2seq_attention.translation.corpus import make_loader
-from seq2seq_attention.translation.model import build_model
+from seq2seq_attention import build_model
 from seq2seq_attention.translation.train import TrainConfig, make_criterion, train_epoch
 config = TrainConfig(hidden_size=256, epochs=3, **PROJECT)
 torch.manual_seed(0)
@@ -60,7 +60,7 @@ print(json.dumps({"pairs_per_s": len(dataset) / best}))
 TUTORIAL = (
     SETUP
     + """
-from benchmarks.seed_loops import TutorialTrainer
+from benchmarks.tutorial_loops import TutorialTrainer
 trainer = TutorialTrainer(dataset.examples, *sizes, hidden_size=256, batch_size=64)
 for indices in trainer.batches()[:5]:  # warm-up
     trainer.step(indices)

@@ -30,7 +30,7 @@ from json_files import FileError, describe, fail, read
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))  # the package's statistics, which need no torch (the site builds without it)
-from seq2seq_attention.core.intervals import seed_interval  # noqa: E402
+from seq2seq_attention.stats import seed_interval  # noqa: E402
 
 COMPARE = "results/attention/results.json"
 CORPUS = "results/corpus/counts.json"
@@ -144,7 +144,8 @@ def _compare(values: dict[str, str], root: Path) -> None:
             values[f"bleu_{name}_compare_h128_seed{seed}_test"] = score(value)
         values[f"exact_{name}_compare_h128_test"] = percent(model["exact_match"])
         if decoder != "gru":
-            values[f"peak_{name}_compare_h128_test"] = f"{model['mean_max_weight']:.3f}"  # as the comparison table prints it
+            # three decimals, as the comparison table prints it
+            values[f"peak_{name}_compare_h128_test"] = f"{model['mean_max_weight']:.3f}"
     values["batch_compare_h128"] = str(settings["batch_size"])
     values["learning_rate_compare_h128"] = f"{settings['learning_rate']:g}"
     values["teacher_forcing_percent_compare_h128"] = percent(settings["teacher_forcing_ratio"], 0)

@@ -4,7 +4,7 @@ repository.
 A page shows source code with a fence that holds one snippet line::
 
     ```{.python notest}
-    --8<-- "src/seq2seq_attention/attention/attention.py:forward"
+    --8<-- "src/seq2seq_attention/model/attention.py:forward"
     ```
 
 Before the page is converted, the fence gets the title ``path · names``: the classes, functions

@@ -2,7 +2,7 @@
 
 A page includes a file, or one section of it, with a snippet line::
 
-    --8<-- "src/seq2seq_attention/attention/attention.py:forward"
+    --8<-- "src/seq2seq_attention/model/attention.py:forward"
 
 and a source file marks a section with ``# --8<-- [start:forward]`` ... ``# --8<-- [end:forward]`` (an HTML
 comment around the marker in a Markdown file). An *excerpt* is a fence that holds exactly one snippet line.

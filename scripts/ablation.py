@@ -14,7 +14,7 @@ script resumes where the committed results stop, and a broken one (truncated, a 
 named and run again. A run in progress holds a claim (`<row>-seed<n>.claim` under --checkpoints:
 pid, process start time, host) so that two processes never train it twice; a claim whose process
 is gone, or whose pid now names another process, is taken over. Checkpoints go to --checkpoints
-(scratch, never committed). The verdicts are `evaluate.verdict`'s (the one rule of every page).
+(scratch, never committed). The verdicts are `stats.verdict`'s (the one rule of every page).
 
 `final` trains the rows of `FINAL`, chosen on the dev rows, on the whole training split with five
 seeds and reads the test split once per run (OUT/final/<row>-seed<n>.json, with the translations,
@@ -45,8 +45,9 @@ import torch
 from seq2seq_attention.core.checkpoint import load_checkpoint
 from seq2seq_attention.core.errors import InputError
 from seq2seq_attention.core.files import write_json
+from seq2seq_attention.stats import Verdict, seed_interval, verdict
 from seq2seq_attention.translation.corpus import load_pairs, split_pairs
-from seq2seq_attention.translation.evaluate import Evaluation, Verdict, compare, evaluate, seed_interval, verdict
+from seq2seq_attention.translation.evaluate import Evaluation, compare, evaluate
 from seq2seq_attention.translation.train import TrainConfig, evaluation_record, train
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,7 +195,7 @@ DECODE_SOURCE = {"bi-budget-beam-5": "bi-budget", "bi-budget-beam-5-lp-0.6": "bi
 """The training row whose checkpoints a decoding row re-scores (the baseline when not named here)."""
 
 interval = seed_interval
-"""(mean, low, high) over seeds: `evaluate.seed_interval`, the interval `evaluate.verdict` decides with."""
+"""(mean, low, high) over seeds: `stats.seed_interval`, the interval `stats.verdict` decides with."""
 
 
 class ResultError(Exception):
@@ -476,7 +477,7 @@ def summarize(results: dict[str, list[dict]]) -> dict[str, dict]:
 
 
 def row_verdict(row: dict, reference: dict, p_values: list[float] | None = None) -> Verdict:
-    """`evaluate.verdict` (the one rule) on the seed-paired differences of two summary rows (and their p-values)."""
+    """`stats.verdict` (the one rule) on the seed-paired differences of two summary rows (and their p-values)."""
     return verdict(paired_differences(row, reference), p_values)
 
 
@@ -560,7 +561,7 @@ def final_lines(out: Path) -> list[str]:
     One table per budget: each recipe's test BLEU per seed, mean, spread and 95% interval over
     seeds; then, per seed, the paired bootstrap over the test sentences of the new recipe against
     the packaged one (`compare`), the seed-paired differences with their interval, and the verdict
-    (`evaluate.verdict`, from both).
+    (`stats.verdict`, from both).
     """
     results = load_results(out)
     summary = summarize(results)
@@ -668,7 +669,7 @@ def external_pairs(ours: list[float], theirs: list[float]) -> list[float]:
 
 def external_lines(out: Path, final: Path) -> list[str]:
     """The Korean tables of the external measurements (OUT/external) and of the final rows against them, with
-    `evaluate.verdict` over `external_pairs` (no p-values: their translations are not here)."""
+    `stats.verdict` over `external_pairs` (no p-values: their translations are not here)."""
     documents = {
         name: read_external(out / f"{name}.json") for name in EXTERNAL_COMPARED if (out / f"{name}.json").exists()
     }

@@ -9,7 +9,7 @@ BLEU (sacrebleu, with a 95% bootstrap interval) and exact match, and the pairs o
 * `results.md` and `results.json`: the table (BLEU with intervals, exact match, training time,
   parameters, epochs), the paired comparisons, and the exact command;
 * `results.ko.md`: the chapter's Korean tables, in plain terms: each model's mean BLEU over the seeds and
-  its BLEU on every seed, each comparison's difference per seed and its verdict (`evaluate.verdict`);
+  its BLEU on every seed, each comparison's difference per seed and its verdict (`stats.verdict`);
 * `statistics.ko.md`: the appendix's Korean tables, the evidence behind those verdicts: each seed's 95%
   bootstrap interval, the paired bootstrap p of every seed, and the 95% interval of the mean difference
   over the seeds;
@@ -47,12 +47,13 @@ from tqdm.auto import tqdm
 from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
 from seq2seq_attention.core.files import run_locked, write_json
-from seq2seq_attention.core.fonts import label
-from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.core.plotting import label
+from seq2seq_attention.model.search import greedy_decode
+from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX
+from seq2seq_attention.stats import Verdict, seed_interval, verdict
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs
-from seq2seq_attention.translation.evaluate import Verdict, compare, evaluate, seed_interval, verdict
+from seq2seq_attention.translation.evaluate import compare, evaluate
 from seq2seq_attention.translation.plotting import plot_attention, save_figure, sentence_attention
-from seq2seq_attention.translation.search import greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, train
 
 DECODER_NAMES = {
@@ -355,7 +356,7 @@ def signed(values: list[float]) -> str:
 
 def korean(document: dict) -> str:
     """The results page's tables in Korean, in plain terms: each model's mean BLEU over the seeds and its BLEU on
-    every seed, then each comparison's BLEU difference per seed, their mean and the verdict (`evaluate.verdict`).
+    every seed, then each comparison's BLEU difference per seed, their mean and the verdict (`stats.verdict`).
     The evidence behind a verdict (intervals, p-values) is `korean_statistics`'s, for the appendix."""
     seeds = document["settings"]["seeds"]
     seed_names = ", ".join(map(str, seeds))
@@ -396,7 +397,7 @@ def korean(document: dict) -> str:
 
 def korean_statistics(document: dict) -> str:
     """The appendix's tables in Korean: each model's 95% bootstrap interval on every seed, then, for each
-    comparison, the two pieces of evidence `evaluate.verdict` weighs (the 95% interval of the mean difference
+    comparison, the two pieces of evidence `stats.verdict` weighs (the 95% interval of the mean difference
     over the seeds, the paired bootstrap p of every seed) and its verdict."""
     seeds = document["settings"]["seeds"]
     lines = [
@@ -453,12 +454,12 @@ def paired_comparisons(evaluations: dict, seeds: list[int]) -> list[dict]:
 
 
 def seed_verdict(row: dict) -> Verdict:
-    """The one rule (`evaluate.verdict`) on a comparison row: its differences and p-values per seed."""
+    """The one rule (`stats.verdict`) on a comparison row: its differences and p-values per seed."""
     return verdict(row["difference_per_seed"], row["p_value_per_seed"])
 
 
 def verdict_text(row: dict) -> str:
-    """A comparison in words: `evaluate.verdict`'s outcome, with the seeds whose paired bootstrap agrees."""
+    """A comparison in words: `stats.verdict`'s outcome, with the seeds whose paired bootstrap agrees."""
     decided = seed_verdict(row)
     return f"{decided.outcome} (p < 0.05 in {decided.agreeing_seeds} of {decided.seeds} seeds)"
 

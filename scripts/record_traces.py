@@ -67,7 +67,7 @@ PAGES = (
 """The line-by-line pages whose excerpts get a step-through (chapter 4 and the one-step page)."""
 LUONG_PAGE = "docs/attention/dot-product.md"
 """The page of Luong's decoder: its excerpts get the step-through of the ``luong`` run (input feeding)."""
-TABLES = ("src/seq2seq_attention/translation/decoders.py:decoders",)
+TABLES = ("src/seq2seq_attention/model/decoders.py:decoders",)
 """Excerpts that are tables, not lines that run one after another: no step-through, nothing to trace."""
 TRACE_PATH = ROOT / "docs" / "assets" / "traces" / "bahdanau.json"
 MODEL = "src/seq2seq_attention/pretrained/bahdanau"
@@ -562,9 +562,9 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = (*PAGES, LUONG_
 
     from seq2seq_attention.core.batching import collate
     from seq2seq_attention.core.checkpoint import load_checkpoint
-    from seq2seq_attention.core.tokens import PAD_IDX, SOS_IDX
-    from seq2seq_attention.translation.model import build_model
-    from seq2seq_attention.translation.search import greedy_decode
+    from seq2seq_attention.model.search import greedy_decode
+    from seq2seq_attention.model.seq2seq import build_model
+    from seq2seq_attention.model.tokens import PAD_IDX, SOS_IDX
     from seq2seq_attention.translation.train import teacher_forcing_at
     from seq2seq_attention.translation.translator import translate
 

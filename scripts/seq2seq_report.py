@@ -8,10 +8,10 @@ Usage (after the training script):
 
 Writes `results/seq2seq/metrics.json`, `results/seq2seq/README.md`, `results/seq2seq/samples.md`,
 `results/seq2seq/loss_curve.png` and a copy of the figure in `docs/assets/figures/`. Each comparison's
-verdict is `evaluate.verdict` (one seed: the paired bootstrap p decides).
+verdict is `stats.verdict` (one seed: the paired bootstrap p decides).
 
 The loss figure (`docs/assets/figures/seq2seq_loss.png`) has Korean labels when a Hangul font is installed
-(`core.fonts.hangul_font`), English ones otherwise. `--figure-only` draws it without the uncommitted
+(`core.plotting.hangul_font`), English ones otherwise. `--figure-only` draws it without the uncommitted
 checkpoints under `runs/`: a run's history comes from its checkpoint where that is committed
 (`src/seq2seq_attention/pretrained/*`), else from its committed training log (`results/seq2seq/<run>.log`,
 whose epoch lines carry the same losses to four decimals); which runs are on the main split is read from
@@ -37,10 +37,11 @@ import torch  # noqa: E402
 
 from seq2seq_attention.core.checkpoint import load_checkpoint  # noqa: E402
 from seq2seq_attention.core.files import run_locked, write_json  # noqa: E402
-from seq2seq_attention.core.fonts import hangul_font  # noqa: E402
-from seq2seq_attention.core.fonts import label as text_label  # noqa: E402
+from seq2seq_attention.core.plotting import hangul_font  # noqa: E402
+from seq2seq_attention.core.plotting import label as text_label  # noqa: E402
+from seq2seq_attention.stats import verdict  # noqa: E402
 from seq2seq_attention.translation.corpus import SPLITS, load_pairs, split_pairs, target_overlap  # noqa: E402
-from seq2seq_attention.translation.evaluate import compare, evaluate, verdict  # noqa: E402
+from seq2seq_attention.translation.evaluate import compare, evaluate  # noqa: E402
 from seq2seq_attention.translation.translator import translate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -277,7 +278,7 @@ def held_out_losses(history: list[dict]) -> dict:
 
 
 def comparison_verdict(row: dict) -> str:
-    """`evaluate.verdict` of one comparison row (one seed: its paired bootstrap p decides)."""
+    """`stats.verdict` of one comparison row (one seed: its paired bootstrap p decides)."""
     return verdict([row["difference"]], [row["p_value"]]).outcome
 
 

@@ -23,7 +23,7 @@ import torch
 from tqdm.auto import tqdm
 
 from seq2seq_attention.core.files import run_locked, write_json
-from seq2seq_attention.sentiment.classifier import CLASSIFIER_KINDS
+from seq2seq_attention.model.classifier import CLASSIFIER_KINDS
 from seq2seq_attention.sentiment.figures import attention_figure
 from seq2seq_attention.sentiment.train import SentimentConfig, run_training
 

@@ -1,6 +1,6 @@
 """What the package does, small: the workload `test_excerpt_coverage.py` runs under coverage.py.
 
-A small translation training (Bahdanau, with the mixed schedule, and Luong with every dot-product
+A small translation training (Bahdanau, with the mixed schedule, and Luong with every registered
 score, a plain GRU), greedy and beam decoding, evaluation, an attention figure, the ONNX export and
 a small classifier training. Run as a script: ``python tests/excerpt_workload.py OUT_DIR``.
 
@@ -16,6 +16,7 @@ from pathlib import Path
 import torch
 
 from seq2seq_attention import (
+    DECODERS,
     EOS_IDX,
     SCORES,
     SOS_IDX,
@@ -26,7 +27,7 @@ from seq2seq_attention import (
     translate,
 )
 from seq2seq_attention.core.checkpoint import load_checkpoint
-from seq2seq_attention.sentiment.classifier import build_classifier
+from seq2seq_attention.model.classifier import build_classifier
 from seq2seq_attention.sentiment.data import prepare_data
 from seq2seq_attention.sentiment.train import SentimentConfig, train_classifier
 from seq2seq_attention.translation.corpus import build_vocabularies, load_pairs, split_pairs, target_overlap
@@ -81,7 +82,7 @@ def translation(out: Path, sizes: Sizes = Sizes(), device: torch.device | str = 
         init="xavier",
     )
     train(mixed, pairs=pairs, **quiet)
-    for decoder, score in (("luong", "dot"), ("luong", "scaled_dot"), ("luong", "general"), ("gru", None)):
+    for decoder, score in [("luong", name) for name in DECODERS["luong"].scores] + [("gru", None)]:
         config = TrainConfig(decoder=decoder, score=score, hidden_size=H, batch_size=batch, epochs=1)
         train(config, pairs=pairs, **quiet)
     switches = TrainConfig(

@@ -16,7 +16,8 @@ import torch
 from support import ROOT, tiny_translator
 
 from seq2seq_attention import collate, load_checkpoint
-from seq2seq_attention.core.tokens import EOS_IDX
+from seq2seq_attention.model.search import beam_search_decode, greedy_search
+from seq2seq_attention.model.tokens import EOS_IDX
 from seq2seq_attention.translation.export import (
     WEIGHTS_NAME,
     half_precision,
@@ -25,7 +26,6 @@ from seq2seq_attention.translation.export import (
     recorded_scores,
 )
 from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
-from seq2seq_attention.translation.search import beam_search_decode, greedy_search
 
 LIVE = ROOT / "docs" / "assets" / "live"
 CHECKPOINTS = {

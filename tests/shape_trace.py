@@ -73,6 +73,7 @@ alone) is not checked.
 from __future__ import annotations
 
 import ast
+import inspect
 import io
 import itertools
 import json
@@ -80,6 +81,7 @@ import math
 import re
 import sys
 import tokenize
+import typing
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -292,7 +294,7 @@ class Line:
     """One commented line of an included section."""
 
     path: str
-    """Relative to the repository, e.g. ``src/seq2seq_attention/attention/attention.py``."""
+    """Relative to the repository, e.g. ``src/seq2seq_attention/model/attention.py``."""
     number: int
     comment: str
     section: str
@@ -487,6 +489,17 @@ def docstring_seeds(docs: list[str], arguments: dict[str, list[int]]) -> dict[st
     return seeds
 
 
+def annotated_shapes(function: object) -> str:
+    """A function's jaxtyping annotations as ``name: (B, T, Hq)`` lines (what `docstring_seeds` reads)."""
+    found = []
+    for name, hint in getattr(inspect.unwrap(function), "__annotations__", {}).items() if function else ():
+        for option in typing.get_args(hint) or (hint,):
+            dims = getattr(option, "dim_str", None)
+            if isinstance(dims, str):
+                found.append(f"{name}: ({', '.join(dims.split())})")
+    return "\n".join(found)
+
+
 class Tracer:
     """`sys.settrace` over the functions that hold commented lines; collects one record per frame execution."""
 
@@ -521,7 +534,8 @@ class Tracer:
         return _Frame(self, watch, frame).trace
 
     def docstrings(self, frame) -> list[str]:
-        """The docstring of the frame's function and, for a method, those of its object's classes."""
+        """The docstring of the frame's function and, for a method, those of its object's classes; first, the
+        function's shape annotations written as a docstring would (``query: (B, T, Hq)``)."""
         code = frame.f_code
         owner = frame.f_locals.get("self")
         key = (code, type(owner))
@@ -531,7 +545,7 @@ class Tracer:
             else:
                 function = getattr(type(owner), code.co_name, None)
                 classes = [cls.__doc__ or "" for cls in type(owner).__mro__ if cls.__module__.startswith("seq2seq")]
-            self.docs[key] = [getattr(function, "__doc__", None) or "", *classes]
+            self.docs[key] = [annotated_shapes(function), getattr(function, "__doc__", None) or "", *classes]
         return self.docs[key]
 
 

@@ -61,7 +61,7 @@ def tiny_translator(decoder: str = "bahdanau", vocabs=None, *, seed: int = 0, **
     `options` go to `build_model` (`score=`, `bidirectional=`, ...)."""
     import torch
 
-    from seq2seq_attention.translation.model import build_model
+    from seq2seq_attention.model.seq2seq import build_model
 
     vocabs = tiny_vocabs() if vocabs is None else vocabs
     sizes = (len(vocabs.source), len(vocabs.target)) if hasattr(vocabs, "source") else vocabs
@@ -74,7 +74,7 @@ def tiny_classifier(kind: str = "attention", vocab_size: int = 13, *, seed: int 
     size of 4 and an attention size of 3), built after `torch.manual_seed(seed)`, in eval mode."""
     import torch
 
-    from seq2seq_attention.sentiment.classifier import build_classifier
+    from seq2seq_attention.model.classifier import build_classifier
 
     options = {"embedding_size": 6, "dense_size": 5}
     if kind != "mean":

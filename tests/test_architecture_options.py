@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from seq2seq_attention import DECODERS
 from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
 from seq2seq_attention.core.errors import InputError
-from seq2seq_attention.core.tokens import PAD_IDX
+from seq2seq_attention.model.decoders import DecoderState
+from seq2seq_attention.model.encoder import EncoderRNN, join_directions
+from seq2seq_attention.model.search import beam_search_decode, greedy_decode
+from seq2seq_attention.model.seq2seq import build_model
+from seq2seq_attention.model.tokens import PAD_IDX
 from seq2seq_attention.translation.corpus import Pair, build_vocabularies, collate, load_pairs
-from seq2seq_attention.translation.decoders import DecoderState
-from seq2seq_attention.translation.encoder import EncoderRNN, join_directions
-from seq2seq_attention.translation.model import build_model
-from seq2seq_attention.translation.search import beam_search_decode, greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, train
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -189,9 +189,9 @@ def test_a_switch_that_cannot_apply_is_refused_at_the_config():
         TrainConfig(decoder="bahdanau", hidden_size=7, bidirectional=True)
     with pytest.raises(InputError, match="H must be even"):
         EncoderRNN(10, 5, bidirectional=True)
-    with pytest.raises(InputError, match="tie_embeddings must be True or False, got 'yes'"):
+    with pytest.raises(InputError, match="tie_embeddings must be bool, got 'yes'"):
         build_model("bahdanau", 11, 13, hidden_size=8, tie_embeddings="yes")
-    with pytest.raises(InputError, match="AttnDecoderRNN cannot feed it"):
+    with pytest.raises(InputError, match=r"input feeding needs .* \(luong\), not bahdanau"):
         build_model("bahdanau", 11, 13, hidden_size=8, input_feeding=True)
 
 
@@ -257,15 +257,8 @@ def test_a_hidden_size_that_is_not_a_size_is_named_before_any_rule(
     decoder, hidden_size, bidirectional, input_feeding, tie_embeddings
 ):
     switches = dict(bidirectional=bidirectional, input_feeding=input_feeding, tie_embeddings=tie_embeddings)
-    with pytest.raises(InputError, match="hidden_size must be an int in"):
+    with pytest.raises(InputError, match=r"build_model: hidden_size must be int in \[1, 1048576\], got"):
         build_model(decoder, 5, 5, hidden_size=hidden_size, **switches)
-
-
-@settings(max_examples=30, deadline=None)
-@given(hidden_size=NOT_A_SIZE.filter(lambda v: not isinstance(v, int) or isinstance(v, bool) or v < 1))
-def test_the_encoder_names_a_bad_size_before_the_even_rule(hidden_size):
-    with pytest.raises(InputError, match="hidden_size must be an int of at least 1"):
-        EncoderRNN(10, hidden_size, bidirectional=True)
 
 
 @settings(max_examples=30, deadline=None)

@@ -74,7 +74,9 @@ CHECKED = _checked_functions()
 
 
 def test_the_package_has_its_checked_functions():
-    assert len(CHECKED) >= 25, sorted(CHECKED)
+    """The workbench's boundaries (the model's are its annotations, `test_attention.py` and `test_decoders.py`)."""
+    assert len(CHECKED) >= 10, sorted(CHECKED)
+    assert not [name for name in CHECKED if name.startswith("seq2seq_attention.model.")]
     assert "seq2seq_attention.translation.translator.translate" in CHECKED
 
 
@@ -167,22 +169,23 @@ def test_each_check_sits_just_above_what_it_guards(name):
 
 
 def test_checked_is_the_one_decorator_that_checks():
-    """No module makes a checking decorator of its own (`functools.wraps` around a check): `checked` is the one."""
+    """No module makes a checking decorator of its own (`functools.wraps` around a check): `checked` is the
+    workbench's, `annotations_checked` (jaxtyping with beartype) the model's."""
     from support import ROOT
 
     wrappers = [
         path.relative_to(ROOT).as_posix()
         for path in (ROOT / "src").rglob("*.py")
-        if "functools.wraps" in path.read_text(encoding="utf-8") and path.name != "checks.py"
+        if "functools.wraps" in path.read_text(encoding="utf-8") and path.name not in ("checks.py", "tensors.py")
     ]
     assert wrappers == []
 
 
 def test_build_model_resolves_the_score_once(monkeypatch):
     """`choose_score` turns None into the decoder's default once per `build_model`, and the decoders take the name it
-    returned (the checks validate the name without resolving it again)."""
-    from seq2seq_attention.attention.scores import SCORES
-    from seq2seq_attention.translation import decoders, model
+    returned; `TrainConfig` validates the name with the same function."""
+    from seq2seq_attention.model import decoders, seq2seq
+    from seq2seq_attention.model.scores import SCORES
 
     calls = []
     real = decoders.choose_score
@@ -191,26 +194,20 @@ def test_build_model_resolves_the_score_once(monkeypatch):
         calls.append((decoder, score))
         return real(decoder, score)
 
-    monkeypatch.setattr(decoders, "choose_score", counting)
-    monkeypatch.setattr(model, "choose_score", counting)
+    monkeypatch.setattr(seq2seq, "choose_score", counting)
     for name, kind in decoders.DECODERS.items():
         calls.clear()
-        built = model.build_model(name, 5, 6, hidden_size=4)
+        built = seq2seq.build_model(name, 5, 6, hidden_size=4)
         assert calls == [(name, None)]
         assert built.config["score"] == (kind.scores[0] if kind.scores else None)
         if kind.scores:
             assert type(built.decoder.attention) is SCORES[kind.scores[0]]  # the resolved name reached the decoder
-    calls.clear()
-    from seq2seq_attention.translation.config import TrainConfig
-
-    TrainConfig(decoder="luong", score="general")
-    assert calls == []  # the config validates the name; only `build_model` resolves it
 
 
 def test_each_decoder_takes_only_what_it_uses():
     """The decoder without attention takes no dropout and no score; only a feeding decoder takes `input_feeding`;
     a constructor's default score is its table's first, the one `choose_score` picks."""
-    from seq2seq_attention.translation.decoders import DECODERS
+    from seq2seq_attention.model.decoders import DECODERS
 
     for name, kind in DECODERS.items():
         parameters = inspect.signature(kind.decoder).parameters

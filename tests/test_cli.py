@@ -305,8 +305,8 @@ WORK = [
     "seq2seq_attention.translation.train.load_pairs",
     "seq2seq_attention.translation.train.train_epoch",
     "seq2seq_attention.sentiment.train.prepare_data",
-    "seq2seq_attention.translation.search.greedy_decode",
-    "seq2seq_attention.translation.search.beam_search_decode",
+    "seq2seq_attention.model.search.greedy_decode",
+    "seq2seq_attention.model.search.beam_search_decode",
     "seq2seq_attention.translation.plotting.greedy_decode",
 ]
 """What costs time behind the commands (a corpus loaded, an epoch, a decoding loop): a bad argument is refused

@@ -6,10 +6,10 @@ import re
 import pytest
 import torch
 
-from seq2seq_attention.attention.scores import SCORES
 from seq2seq_attention.cli import main
-from seq2seq_attention.translation.decoders import DECODERS
-from seq2seq_attention.translation.defaults import DECODER_SCORES, SCORE_NAMES
+from seq2seq_attention.model.decoders import DECODERS
+from seq2seq_attention.model.names import ATTENTION_DECODERS, DEFAULT_SCORES, SCORE_NAMES
+from seq2seq_attention.model.scores import SCORES
 
 
 def help_of(capsys, *command: str) -> str:
@@ -47,10 +47,10 @@ def test_score_help_lists_the_choices_of_each_decoder(capsys):
 
 
 def test_the_names_help_reads_without_torch_are_the_registries_names():
-    """`--help` and `TrainConfig` take the decoders' and scores' names from `translation.defaults` (no torch); the
-    tables that hold the classes must name the same ones, in the same order."""
-    assert {name: kind.scores for name, kind in DECODERS.items()} == DECODER_SCORES
+    """`--help` and `TrainConfig` take the decoders' and scores' names from `model.names` (no torch); the
+    tables that hold the classes must name the same ones, in the same order, and the same default scores."""
     assert tuple(SCORES) == SCORE_NAMES
+    assert DEFAULT_SCORES == {name: DECODERS[name].default_score for name in ATTENTION_DECODERS}
 
 
 @pytest.mark.parametrize(

@@ -327,9 +327,9 @@ def test_the_heatmap_statistics_read_the_figures_weights():
 
 
 def test_the_intervals_are_the_packages_and_read_without_torch():
-    """One statistics implementation: the build's intervals are `evaluate.seed_interval`'s, from a module that needs
+    """One statistics implementation: the build's intervals are `stats.seed_interval`'s, from a module that needs
     no torch (the site builds without it: torch is made unimportable here)."""
-    from seq2seq_attention.translation.evaluate import seed_interval
+    from seq2seq_attention.stats import seed_interval
 
     assert course_values.seed_interval is seed_interval
     script = (

@@ -13,8 +13,8 @@ from support import refused
 
 from seq2seq_attention.core.batching import BucketBatchSampler, collate, pad_sequences
 from seq2seq_attention.core.errors import InputError
-from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX, SOS_IDX, SPECIAL_TOKENS, UNK_IDX
 from seq2seq_attention.core.vocabulary import Vocabulary
+from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX, SOS_IDX, SPECIAL_TOKENS, UNK_IDX
 from seq2seq_attention.translation.corpus import (
     CORPUS_PATH,
     Pair,

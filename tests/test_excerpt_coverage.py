@@ -1,7 +1,7 @@
 """The code a page shows is the code that runs: every line of every excerpted section runs.
 
 The pages include source sections (`# --8<-- [start:name]` ... `[end:name]`) with snippet lines
-such as ``--8<-- "src/seq2seq_attention/translation/decoders.py:loop"``. This test runs a small
+such as ``--8<-- "src/seq2seq_attention/model/decoders.py:loop"``. This test runs a small
 workload (tests/excerpt_workload.py: training, greedy and beam decoding, evaluation, a figure, the
 ONNX export, the classifier) under coverage.py and fails on any statement of an included section
 that never ran, except a statement that raises an input error (a bad input's path, which the
@@ -51,7 +51,7 @@ def section_lines(path: Path, names: set[str]) -> dict[str, range]:
 
 def test_the_scan_finds_the_pages_sections():
     sections = included_sections()
-    decoders = SRC / "translation" / "decoders.py"
+    decoders = SRC / "model" / "decoders.py"
     assert {"loop", "forward_step", "step"} <= sections[decoders]
     spans = section_lines(decoders, {"loop"})
     text = decoders.read_text(encoding="utf-8").splitlines()

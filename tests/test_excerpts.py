@@ -40,8 +40,8 @@ def test_every_excerpt_section_in_src_is_included_by_a_page():
 
 
 def test_the_section_check_sees_a_dead_section():
-    pages = [p for p in DOCS.rglob("*.md") if "core/batching.py:mask" not in p.read_text(encoding="utf-8")]
-    assert "src/seq2seq_attention/core/batching.py:mask" in _sections() - _included(pages)
+    pages = [p for p in DOCS.rglob("*.md") if "model/tensors.py:mask" not in p.read_text(encoding="utf-8")]
+    assert "src/seq2seq_attention/model/tensors.py:mask" in _sections() - _included(pages)
 
 
 def _defined(module: str) -> set[str]:
@@ -121,11 +121,11 @@ def test_no_excerpt_title_is_typed_by_hand(page: Path):
 
 
 def test_titles_name_what_the_section_defines_and_links_land_on_its_lines():
-    path = "src/seq2seq_attention/attention/attention.py"
+    path = "src/seq2seq_attention/model/attention.py"
     assert excerpts.excerpt_title(path, "project_keys") == f"{path} · BahdanauAttention.project_keys"
-    scores = "src/seq2seq_attention/attention/scores.py"
-    assert excerpts.excerpt_title(scores, "registry") == f"{scores} · SCORES"
-    assert excerpts.section_names("src/seq2seq_attention/sentiment/classifier.py", "init").endswith("__init__ (일부)")
+    scores = "src/seq2seq_attention/model/scores.py"
+    assert excerpts.excerpt_title(scores, "registry") == f"{scores} · SCORES, register_score"
+    assert excerpts.section_names("src/seq2seq_attention/model/classifier.py", "init").endswith("__init__ (일부)")
     assert excerpts.section_names("src/seq2seq_attention/core/batching.py", "pad") == "collate, pad_sequences, Batch"
     # `@checked(...)` stands above the start marker, outside the excerpt: the section still holds the whole function
     assert excerpts.section_names("src/seq2seq_attention/core/split.py", "split") == "checksum_split"
@@ -152,7 +152,7 @@ def test_a_build_without_a_repository_address_shows_titles_and_no_links(built_si
         pytest.skip("REPO_URL is set: this build has links (the next test checks them)")
     titles = _filenames(built_site.root / "bahdanau" / "attention.html")
     for name in ("Attention.forward", "BahdanauAttention.score"):  # the shared forward, then Bahdanau's score
-        assert any(title.startswith(f"src/seq2seq_attention/attention/attention.py · {name}") for title in titles)
+        assert any(title.startswith(f"src/seq2seq_attention/model/attention.py · {name}") for title in titles)
     assert not any("<a " in title for title in titles)
     assert 'class="md-source"' not in (built_site.root / "index.html").read_text(encoding="utf-8")
 
@@ -165,5 +165,5 @@ def test_a_build_with_a_repository_address_links_the_header_and_every_excerpt(si
     assert 'data-md-component="source"' not in home  # the page asks no other host for stars and forks
     titles = _filenames(site / "bahdanau" / "attention.html")
     assert titles and all(title.startswith(f'<a href="{repository}/blob/') for title in titles)
-    first, last = excerpts.section_lines("src/seq2seq_attention/attention/attention.py", "forward")
-    assert any(f"src/seq2seq_attention/attention/attention.py#L{first}-L{last}" in title for title in titles)
+    first, last = excerpts.section_lines("src/seq2seq_attention/model/attention.py", "forward")
+    assert any(f"src/seq2seq_attention/model/attention.py#L{first}-L{last}" in title for title in titles)

@@ -10,10 +10,10 @@ from support import ROOT
 onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
 
 from seq2seq_attention import collate, greedy_decode, load_checkpoint, load_pairs, split_pairs  # noqa: E402
-from seq2seq_attention.core.tokens import EOS_IDX  # noqa: E402
+from seq2seq_attention.model.search import greedy_search  # noqa: E402
+from seq2seq_attention.model.tokens import EOS_IDX  # noqa: E402
 from seq2seq_attention.translation.export import GraphDecoder, half_precision  # noqa: E402
 from seq2seq_attention.translation.pretrained import PRETRAINED_DIR  # noqa: E402
-from seq2seq_attention.translation.search import greedy_search  # noqa: E402
 
 LIVE = ROOT / "docs" / "assets" / "live"
 pytestmark = pytest.mark.usefixtures("one_thread")

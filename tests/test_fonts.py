@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from matplotlib import font_manager
 
-from seq2seq_attention.core import fonts
+from seq2seq_attention.core import plotting as fonts
 
 FILES = fonts.hangul_font_files()
 
@@ -19,7 +19,7 @@ STALE_CACHE = """
 from pathlib import Path
 import matplotlib
 from matplotlib import font_manager
-from seq2seq_attention.core.fonts import _maps_hangul
+from seq2seq_attention.core.plotting import _maps_hangul
 manager = font_manager.fontManager
 manager.ttflist = [font for font in manager.ttflist if not _maps_hangul(font.fname)]
 path = Path(matplotlib.get_cachedir(), f"fontlist-v{font_manager.FontManager.__version__}.json")
@@ -31,7 +31,7 @@ print(len(manager.ttflist))
 DRAW = """
 import json, warnings
 from matplotlib import font_manager
-from seq2seq_attention.core.fonts import hangul_font
+from seq2seq_attention.core.plotting import hangul_font
 from seq2seq_attention.translation.plotting import plot_attention
 import torch
 cached = [font.name for font in font_manager.fontManager.ttflist]

@@ -41,6 +41,7 @@ from live_support import (
 from support import tiny_translator
 
 from seq2seq_attention import load_checkpoint
+from seq2seq_attention.model.search import beam_search, greedy_search
 from seq2seq_attention.translation.export import (
     GraphDecoder,
     choose_encodings,
@@ -50,7 +51,6 @@ from seq2seq_attention.translation.export import (
     read_weights,
     weights_bytes,
 )
-from seq2seq_attention.translation.search import beam_search, greedy_search
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 MODELS = tuple(WEIGHTS)
@@ -280,19 +280,22 @@ def test_the_graph_decoder_refuses_what_is_not_a_list_of_indices(graphs):
 
 
 @pytest.mark.parametrize(
-    ("prefix", "message"),
+    ("prefix", "error", "message"),
     [
-        (torch.zeros(2, 1, dtype=torch.long), r"prefix must be \(B, P\) with B=1, got \(2, 1\)"),
-        (torch.zeros(1, 11, dtype=torch.long), "at most max_length=10 words, got P=11"),
-        (torch.zeros(1, 1), "prefix must hold token indices as torch.long"),
+        (torch.zeros(1, 1), ValueError, r"greedy_search: prefix must be Int64\[Tensor, 'B P'\] \| None, got f32"),
     ],
 )
-def test_a_bad_prefix_is_refused_with_what_was_expected(graphs, prefix, message):
-    from seq2seq_attention.core.errors import InputError
-
+def test_a_bad_prefix_is_refused_with_what_was_expected(graphs, prefix, error, message):
     graph = graphs["bahdanau"]
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(error, match=message):
         greedy_search(graph.forward_step, graph.init_state(encode("je suis fatigue .")), prefix=prefix)
+
+
+def test_a_prefix_longer_than_the_search_is_forced_up_to_max_length(graphs):
+    graph = graphs["bahdanau"]
+    prefix = torch.full((1, 11), 4, dtype=torch.long)  # (B, P), P > max_length
+    tokens, _, _, _ = greedy_search(graph.forward_step, graph.init_state(encode("je suis fatigue .")), 10, prefix)
+    assert torch.equal(tokens, prefix[:, :10])
 
 
 def test_the_sentence_lists_refuse_a_bad_destination_or_split(tmp_path):

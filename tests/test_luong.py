@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seq2seq_attention import PAD_IDX, SOS_IDX, EncoderRNN, LuongAttnDecoderRNN
-from seq2seq_attention.translation.search import greedy_search
+from seq2seq_attention.model.search import greedy_search
 
 V = 11
 
@@ -119,7 +119,7 @@ def test_every_parameter_gets_a_gradient():
 
 def test_bad_inputs_raise_clear_errors():
     decoder = make()
-    with pytest.raises(ValueError, match=r"encoder_outputs must be \(B, S, H\) with H=8, got \(2, 5, 6\)"):
+    with pytest.raises(ValueError, match=r"encoder_hidden must be Float\[Tensor, '1 B H'\] with B=2, S=5, H=6, got"):
         decoder(torch.randn(2, 5, 6), torch.randn(1, 2, 8), torch.randint(4, V, (2, 3)))
     with pytest.raises(ValueError, match="unknown score 'cosine'"):
         LuongAttnDecoderRNN(8, V, score="cosine")

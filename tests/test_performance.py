@@ -10,14 +10,14 @@ from support import tiny_translator
 
 from benchmarks.fused import fused_log_probs
 from benchmarks.run import epoch_flops, forward_flops
-from benchmarks.seed_loops import MAX_LENGTH, PerSentenceTrainer, TutorialTrainer, pad_to_max_length
-from seq2seq_attention.attention.scores import SCORES
+from benchmarks.tutorial_loops import MAX_LENGTH, PerSentenceTrainer, TutorialTrainer, pad_to_max_length
 from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.errors import InputError
-from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from seq2seq_attention.core.training import learning_rate_at, make_optimizer
-from seq2seq_attention.translation.model import build_model
-from seq2seq_attention.translation.search import beam_search_decode, greedy_decode
+from seq2seq_attention.model.scores import SCORES
+from seq2seq_attention.model.search import beam_search_decode, greedy_decode
+from seq2seq_attention.model.seq2seq import build_model
+from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from seq2seq_attention.translation.train import TrainConfig, _check_resumable, make_criterion
 from seq2seq_attention.translation.translator import translate
 
@@ -165,7 +165,7 @@ def test_beam_finds_a_better_sentence_than_greedy_when_greedy_is_misled():
     """A hand-made decoder: greedy takes the word with p=0.6 and then faces two words of p=0.5."""
     from torch import nn
 
-    from seq2seq_attention.translation.decoders import StepDecoder
+    from seq2seq_attention.model.decoders import StepDecoder
 
     class Scripted(StepDecoder):
         def __init__(self):
@@ -203,7 +203,7 @@ EXAMPLES = [([4, 5, EOS_IDX], [4, 6, 7, EOS_IDX]), ([6, EOS_IDX], [5, EOS_IDX]),
 
 
 @pytest.mark.slow
-def test_seed_loops_train_and_pad_like_the_seeds():
+def test_tutorial_loops_train_and_pad_like_the_tutorial():
     padded = pad_to_max_length([s for s, _ in EXAMPLES])
     assert padded.shape == (3, MAX_LENGTH) and padded[1].tolist() == [6, EOS_IDX] + [PAD_IDX] * (MAX_LENGTH - 2)
     tutorial = TutorialTrainer(EXAMPLES * 4, 11, 13, hidden_size=8, batch_size=4)

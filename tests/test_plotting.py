@@ -52,7 +52,7 @@ def test_gradient_tensors_are_accepted_and_drawn_as_they_are():
 
 
 def test_axis_labels_are_korean_with_a_hangul_font_and_english_without(monkeypatch):
-    from seq2seq_attention.core import fonts
+    from seq2seq_attention.core import plotting as fonts
 
     axis = plot_attention(weights(), SOURCE, OUTPUT).axes[0]
     korean = fonts.hangul_font() is not None

@@ -21,7 +21,7 @@ from seq2seq_attention import (
     LuongAttnDecoderRNN,
     masked_softmax,
 )
-from seq2seq_attention.translation.search import greedy_search
+from seq2seq_attention.model.search import greedy_search
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 FAST = settings(max_examples=30, deadline=None, database=None)

@@ -39,7 +39,11 @@ def normal(inside: str) -> str:
     return "(" + ", ".join(part.strip() for part in inside.split(",")) + ")"
 
 
+ANNOTATION = re.compile(r"\[Tensor, \"([^\"]+)\"\]")  # jaxtyping's `Float[Tensor, "B S H"]` is the shape (B, S, H)
+
+
 def tuples(text: str) -> set[str]:
+    text += "\n".join(f"({', '.join(m.group(1).split())})" for m in ANNOTATION.finditer(text))
     return {normal(m.group(1)) for m in TUPLE.finditer(text) if re.search(r"[A-Z]", m.group(1))}
 
 
@@ -126,9 +130,7 @@ def test_a_planted_shape_is_found_and_a_fenced_or_excerpted_one_is_not():
     assert unproduced(page, planted) == [
         "x.md:7: (B, S, 1) is in the prose, but no excerpt, fence or trace of the page produces it"
     ]
-    excerpted = (
-        '```{.python notest}\n--8<-- "src/seq2seq_attention/attention/attention.py:score"\n```\n\n`(B, T, 1, H)`\n'
-    )
+    excerpted = '```{.python notest}\n--8<-- "src/seq2seq_attention/model/attention.py:score"\n```\n\n`(B, T, 1, H)`\n'
     assert unproduced(page, excerpted) == []
     assert tuples("$(-1, 1)$, (0, 1), `(2, 5)`, (B, 1, S, H)") == {"(B, 1, S, H)"}
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support import load_script
 
-from seq2seq_attention.translation.evaluate import t_975
+from seq2seq_attention.stats import t_975
 from seq2seq_attention.translation.train import TrainConfig
 
 ablation = load_script("ablation")

@@ -101,20 +101,11 @@ def test_additive_matches_the_formula_in_a_float64_loop():
     torch.testing.assert_close(weights, expected.softmax(-1), rtol=0, atol=1e-12)
 
 
-def test_every_attention_runs_the_one_forward_and_its_check_once(monkeypatch):
-    """An attention defines its score (and project_keys); the forward, with its boundary check, is Attention's."""
-    from seq2seq_attention.attention import attention as module
-
-    checked = []
-    check_tensor = module.check_tensor
-    monkeypatch.setattr(
-        module, "check_tensor", lambda name, *a, **k: checked.append(name) or check_tensor(name, *a, **k)
-    )
+def test_every_attention_runs_the_one_forward():
+    """An attention defines its score (and project_keys); the forward, with its shape check, is Attention's."""
     for name, kind in SCORES.items():
         assert kind.forward is Attention.forward, name
-        checked.clear()
         context, weights = build_attention(name, 4)(torch.randn(2, 1, 4), torch.randn(2, 3, 4))
-        assert checked == ["query", "keys"], name  # one check, at the boundary: none again inside score
         assert context.shape == (2, 1, 4) and weights.shape == (2, 1, 3)
 
 
@@ -147,7 +138,8 @@ def test_dot_attention_is_sdpa(scaled):
 def test_every_decoder_scores_with_what_the_table_names():
     from seq2seq_attention import build_model
 
-    for decoder, (_, allowed) in DECODERS.items():
+    for decoder, kind in DECODERS.items():
+        allowed = kind.scores
         default = build_model(decoder, 11, 13, hidden_size=8)
         if not allowed:
             assert default.decoder.attention is None and default.config["score"] is None
@@ -162,17 +154,88 @@ def test_every_decoder_scores_with_what_the_table_names():
 
 
 def test_errors_are_clear():
-    with pytest.raises(ValueError, match="one size H, got 8 and 6"):
+    with pytest.raises(ValueError, match=r"dot_score: keys must be Float\[Tensor, 'B S H'\] with B=2, T=1, H=8, S=5"):
         dot_score(torch.randn(2, 1, 8), torch.randn(2, 5, 6))
-    with pytest.raises(ValueError, match=r"query must be \(B, T, Hq\)"):
+    with pytest.raises(ValueError, match=r"dot_score: query must be Float\[Tensor, 'B T H'\], got f32\[2,8\]"):
         dot_score(torch.randn(2, 8), torch.randn(2, 5, 8))
-    with pytest.raises(ValueError, match=r"keys must be \(B, S, Hk\)"):
+    with pytest.raises(ValueError, match=r"keys must be Float\[Tensor, 'B S H'\] with B=2, .*got f32\[3,5,8\]"):
         dot_score(torch.randn(2, 1, 8), torch.randn(3, 5, 8))
-    with pytest.raises(ValueError, match="share a dtype"):
+    with pytest.raises(RuntimeError, match="same dtype|expected .* Double"):
         dot_score(torch.randn(2, 1, 8), torch.randn(2, 5, 8, dtype=torch.float64))
-    with pytest.raises(ValueError, match="floating-point"):
+    with pytest.raises(ValueError, match=r"query must be Float\[Tensor, 'B T H'\], got i64\[2,1,8\]"):
         dot_score(torch.ones(2, 1, 8, dtype=torch.long), torch.randn(2, 5, 8))
-    with pytest.raises(ValueError, match=r"with Hq=8"):
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
         build_attention("additive", 8)(torch.randn(2, 1, 4), torch.randn(2, 5, 8))
     with pytest.raises(ValueError, match="unknown score 'cosine'; expected one of dot, scaled_dot, general, additive"):
         build_attention("cosine", 8)
+
+
+COSINE = '''
+import torch
+import torch.nn.functional as F
+
+from seq2seq_attention.model.attention import Attention
+from seq2seq_attention.model.scores import register_score
+
+
+@register_score("cosine")
+class CosineAttention(Attention):
+    """The cosine of the query and each key, sharpened by a learned scale."""
+
+    def __init__(self, hidden_size: int) -> None:
+        super().__init__(hidden_size, hidden_size, hidden_size)
+        self.scale = torch.nn.Parameter(torch.tensor(5.0))
+
+    def score(self, query, proj_keys):
+        return self.scale * F.normalize(query, dim=-1) @ F.normalize(proj_keys, dim=-1).transpose(1, 2)
+'''
+
+
+@pytest.fixture
+def cosine_score(tmp_path, monkeypatch):
+    """A module of its own, outside the package, that registers a cosine score; the registry is restored after."""
+    import sys
+
+    (tmp_path / "cosine_score.py").write_text(COSINE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = dict(SCORES)
+    try:
+        import cosine_score
+
+        yield cosine_score.CosineAttention
+    finally:
+        SCORES.clear()
+        SCORES.update(before)
+        sys.modules.pop("cosine_score", None)
+
+
+def test_a_score_registered_elsewhere_trains_and_decodes_with_every_attention_decoder(cosine_score):
+    import torch.nn.functional as F
+
+    from seq2seq_attention import PAD_IDX, beam_search_decode, build_model, greedy_decode
+
+    torch.manual_seed(0)
+    source, lengths = torch.tensor([[4, 5, 6, 2], [7, 8, 2, 0]]), torch.tensor([4, 3])
+    target = torch.tensor([[5, 6, 2], [9, 2, 0]])
+    attending = [name for name, kind in DECODERS.items() if kind.default_score is not None]
+    assert attending == ["bahdanau", "luong"]
+    for decoder in attending:
+        assert "cosine" in DECODERS[decoder].scores
+        model = build_model(decoder, 11, 13, hidden_size=8, score="cosine")
+        assert type(model.decoder.attention) is cosine_score and model.config["score"] == "cosine"
+        log_probs, attentions = model(source, lengths, target)  # (B, T, V), (B, T, S)
+        loss = F.nll_loss(log_probs.flatten(0, 1), target.flatten(), ignore_index=PAD_IDX)
+        loss.backward()
+        torch.optim.Adam(model.parameters()).step()
+        assert model.decoder.attention.scale.grad is not None and attentions.shape == (2, 3, 4)
+        model.eval()
+        tokens, weights = greedy_decode(model, source, lengths, max_length=5)
+        beams, _ = beam_search_decode(model, source, lengths, beam_size=2, max_length=5)
+        assert tokens.size(0) == beams.size(0) == 2 and torch.allclose(weights.sum(-1), torch.ones(()))
+
+
+def test_the_torch_free_names_are_the_registries():
+    from seq2seq_attention.model.names import ATTENTION_DECODERS, DECODER_NAMES, SCORE_NAMES
+
+    assert tuple(SCORES) == SCORE_NAMES and tuple(DECODERS) == DECODER_NAMES
+    assert ATTENTION_DECODERS == tuple(name for name, kind in DECODERS.items() if kind.scores)

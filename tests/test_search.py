@@ -1,4 +1,5 @@
-"""Search: greedy and beam search refuse a bad source, length, size or length penalty with one clear message.
+"""Search: greedy and beam search refuse a bad source (their annotations), the translator a bad length, size or
+length penalty, each with one clear message.
 
 How the search decodes (scores, ties, length normalisation, batching) is checked in `test_performance.py` and
 `test_train.py`; the command line's side of the same options in `test_cli.py`.
@@ -12,7 +13,7 @@ import torch
 from support import clear_error, random_tokens, refused, tiny_translator, tiny_vocabs
 
 from seq2seq_attention import translate
-from seq2seq_attention.translation.search import beam_search_decode, greedy_decode
+from seq2seq_attention.model.search import beam_search_decode, greedy_decode
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 B, S, H, V = 2, 5, 8, 11
@@ -49,6 +50,10 @@ def test_length_penalty_must_be_a_finite_number(penalty):
     ("name", "value"), [("max_length", 10**12), ("max_length", 2.0), ("beam_size", 2.0), ("beam_size", 0)]
 )
 def test_search_sizes_are_ints_in_range(name, value):
-    source, lengths = torch.tensor([[4, 2]]), torch.tensor([2])
+    """The translator checks the search's numbers where a user hands them over; the search loops trust them, except
+    for their types, which their annotations state."""
     options = {"max_length": 5, "beam_size": 2, name: value}
-    refused(lambda: beam_search_decode(tiny_translator(), source, lengths, **options), name)
+    refused(lambda: translate(tiny_translator(), VOCABS, ["je suis la ."], **options), name)
+    if isinstance(value, float):
+        source, lengths = torch.tensor([[4, 2]]), torch.tensor([2])
+        refused(lambda: beam_search_decode(tiny_translator(), source, lengths, **options), name, "int", "got 2.0")

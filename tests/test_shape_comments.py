@@ -69,7 +69,7 @@ def test_a_swapped_pair_of_letters_in_one_comment_fails_and_names_its_line(
     candidates = [
         line
         for line in shape_lines(discover())
-        if line.path.startswith("src/seq2seq_attention/attention/")
+        if line.path.startswith("src/seq2seq_attention/model/attention")
         and line.role == "bind"
         and {"T", "S"} <= set(_letters(line))
     ]

@@ -303,10 +303,10 @@ def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome,
     import torch
 
     from seq2seq_attention import collate, load_checkpoint, load_pairs, split_pairs
-    from seq2seq_attention.core.tokens import EOS_IDX
+    from seq2seq_attention.model.search import greedy_search
+    from seq2seq_attention.model.tokens import EOS_IDX
     from seq2seq_attention.translation.export import page_model
     from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
-    from seq2seq_attention.translation.search import greedy_search
 
     checkpoint = load_checkpoint(PRETRAINED_DIR / "bahdanau")
     model, vocabs = page_model(checkpoint.model, ROOT / "docs" / "assets" / "live" / "weights.bin"), checkpoint.vocabs

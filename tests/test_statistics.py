@@ -1,4 +1,4 @@
-"""The statistics behind every comparison: `compare` (paired bootstrap) in each degenerate case, `verdict`, and
+"""The statistics behind every comparison: `compare` (paired bootstrap) in each degenerate case, `stats.verdict`, and
 what `bootstrap_interval`, `compare` and `evaluate` refuse (lists of another length, a missing cell, another type)."""
 
 import math
@@ -15,16 +15,13 @@ from sacrebleu.significance import PairedTest
 from support import evaluation, tiny_translator, tiny_vocabs
 
 from seq2seq_attention.core.errors import InputError
+from seq2seq_attention.stats import ALPHA, seed_interval, t_975, verdict
 from seq2seq_attention.translation.evaluate import (
-    ALPHA,
     BOOTSTRAP_SAMPLES,
     bootstrap_interval,
     compare,
     evaluate,
     resampled_bleu,
-    seed_interval,
-    t_975,
-    verdict,
 )
 
 WORDS = ["i", "am", "he", "is", "tall", "here", "tired", "."]

@@ -35,8 +35,8 @@ WAIT_S = 30
 TRACE = json.loads((ROOT / "docs" / "assets" / "traces" / "bahdanau.json").read_text(encoding="utf-8"))
 SENTENCE = TRACE["runs"]["sentence"]
 S = len(SENTENCE["sentences"][0]["source_tokens"])
-LOOP = "src/seq2seq_attention/translation/decoders.py:loop"
-MASKED_SOFTMAX = "src/seq2seq_attention/attention/attention.py:masked_softmax"
+LOOP = "src/seq2seq_attention/model/decoders.py:loop"
+MASKED_SOFTMAX = "src/seq2seq_attention/model/attention.py:masked_softmax"
 
 
 def _steps(run: dict, ref: str) -> list[tuple[dict, list[str]]]:
@@ -345,7 +345,7 @@ def test_a_padded_position_is_weighted_exactly_zero_in_a_table_that_scrolls_with
 
 
 def test_the_most_likely_word_is_the_emphasised_end_of_the_grey_scale(phone, built_site: BuiltSite):
-    ref = "src/seq2seq_attention/translation/decoders.py:after_loop"
+    ref = "src/seq2seq_attention/model/decoders.py:after_loop"
     state, box = _open(phone, built_site, "bahdanau/loop.html", ref)
     box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.ARROW_RIGHT)
     while not state()["current"][0].startswith("decoder_outputs = F.log_softmax"):
@@ -377,7 +377,7 @@ def test_each_coloured_table_has_a_legend_that_is_true_for_its_colours(phone, bu
     other numbers by value over the table's largest, and the legend says that instead of the heatmaps' scale."""
     driver = phone
     seen = set()
-    step_ref = "src/seq2seq_attention/translation/decoders.py:step"
+    step_ref = "src/seq2seq_attention/model/decoders.py:step"
     for page, ref in (("bahdanau/attention.html", REF), ("bahdanau/forward_step.html", step_ref)):
         state, box = _open(driver, built_site, page, ref)
         box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.HOME)
@@ -458,9 +458,7 @@ def test_one_grey_scale_for_the_stepper_the_heatmaps_and_the_live_page_in_both_t
 
 def test_the_stepper_links_to_the_live_page_and_the_live_page_links_back(phone, built_site: BuiltSite):
     driver = phone
-    state, box = _open(
-        driver, built_site, "bahdanau/forward_step.html", "src/seq2seq_attention/translation/decoders.py:step"
-    )
+    state, box = _open(driver, built_site, "bahdanau/forward_step.html", "src/seq2seq_attention/model/decoders.py:step")
     href = state()["live"][0]
     target = (built_site.root / "bahdanau" / href.split("#")[0]).resolve()
     assert target == (built_site.root / "live.html").resolve()
@@ -471,7 +469,7 @@ def test_the_stepper_links_to_the_live_page_and_the_live_page_links_back(phone, 
     page = re.search(r'const STEP_PAGE = "([^"]+)"', live)[1]
     assert (built_site.root / page).is_file()
     fragment = "#" + "&".join([f"s={SENTENCE['sentences'][0]['source'].replace(' ', '+')}", "t=3"])
-    state, box = _open(driver, built_site, page, "src/seq2seq_attention/translation/decoders.py:step", fragment)
+    state, box = _open(driver, built_site, page, "src/seq2seq_attention/model/decoders.py:step", fragment)
     now = state()
     assert now["run"] == "sentence" and now["pass"] == f"t = 3 / {len(SENTENCE['passes'])}", now
     assert now["current"] and "디코딩 스텝 t = 3" in now["passinfo"]
@@ -518,7 +516,7 @@ def test_the_live_page_opens_the_stepper_sentence_and_links_back_to_its_step(pho
     link = driver.find_element(By.CSS_SELECTOR, "[data-live=line-by-line]")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
     link.click()
-    ref = "src/seq2seq_attention/translation/decoders.py:forward_step"
+    ref = "src/seq2seq_attention/model/decoders.py:forward_step"
     WebDriverWait(driver, WAIT_S, poll_frequency=0.05).until(lambda d: d.execute_script(STATE_JS, ref))
     now = driver.execute_script(STATE_JS, ref)
     assert now["run"] == "sentence" and now["pass"] == f"t = 2 / {len(SENTENCE['passes'])}", now
@@ -527,7 +525,7 @@ def test_the_live_page_opens_the_stepper_sentence_and_links_back_to_its_step(pho
 
 
 def test_the_luong_page_steps_through_input_feeding_and_says_the_model_is_untrained(phone, built_site: BuiltSite):
-    ref = "src/seq2seq_attention/translation/decoders.py:luong_step"
+    ref = "src/seq2seq_attention/model/decoders.py:luong_step"
     state, box = _open(phone, built_site, "attention/dot-product.html", ref)
     now = state()
     assert now["run"] == "luong" and "학습하지 않았고" in now["about"] and now["live"] == [], now["about"]

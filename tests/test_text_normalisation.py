@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from seq2seq_attention.core.errors import InputError
-from seq2seq_attention.core.tokens import DROPPED_CATEGORIES
+from seq2seq_attention.core.text import DROPPED_CATEGORIES
 from seq2seq_attention.sentiment.data import tokenize
 from seq2seq_attention.translation.corpus import normalize_string
 

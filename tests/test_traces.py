@@ -45,9 +45,9 @@ def _load(name: str, path: Path):
 
 recorder = _load("record_traces", SCRIPT)
 stepper = _load("stepper_hook", ROOT / "hooks" / "stepper.py")
-LOOP = "src/seq2seq_attention/translation/decoders.py:loop"
-MASKED_SOFTMAX = "src/seq2seq_attention/attention/attention.py:masked_softmax"
-FORWARD_STEP = "src/seq2seq_attention/translation/decoders.py:forward_step"
+LOOP = "src/seq2seq_attention/model/decoders.py:loop"
+MASKED_SOFTMAX = "src/seq2seq_attention/model/attention.py:masked_softmax"
+FORWARD_STEP = "src/seq2seq_attention/model/decoders.py:forward_step"
 TOP, TOP_VALUE = 1, 0
 """The sentence run's second forward_step step binds, first, a tensor shown by its top words."""
 
@@ -99,7 +99,7 @@ def test_the_staleness_check_sees_an_edited_line_and_a_dropped_section(committed
     sections = edited["runs"]["sentence"]["sections"]
     ref, section = next(iter(sections.items()))
     section["lines"][-1]["text"] = [section["lines"][-1]["text"][0] + "  # edited"]
-    sections["src/seq2seq_attention/attention/attention.py:no_such_section"] = section
+    sections["src/seq2seq_attention/model/attention.py:no_such_section"] = section
     problems = stale_lines(edited)
     assert any(ref in p and "no longer in the section" in p for p in problems), problems
     assert any("no_such_section" in p for p in problems), problems
@@ -194,9 +194,7 @@ def test_the_padded_batch_weighs_its_padding_exactly_zero(committed: dict):
         assert padded and all(w == 0.0 for w in padded) and value["words"][0][lengths[0] :] == ["<pad>"] * len(padded)
         assert all(w > 0 for w in value["values"][1])
         assert all(abs(sum(row) - 1) < 1e-5 for row in value["values"])
-    hidden = [
-        text for _, text in steps_of(committed, "batch", "src/seq2seq_attention/attention/attention.py:hide_padding")
-    ]
+    hidden = [text for _, text in steps_of(committed, "batch", "src/seq2seq_attention/model/attention.py:hide_padding")]
     assert hidden, "hide_padding did not run in the batch"
 
 
@@ -280,12 +278,12 @@ def test_the_hook_marks_only_traced_excerpts_and_inlines_safe_json(committed: di
     traced = stepper.traced_sections(committed)
     page = (
         f'Text.\n\n```{{.python notest title="a · b"}}\n--8<-- "{ref}"\n```\n\n'
-        '```{.python notest}\n--8<-- "src/seq2seq_attention/attention/scores.py:dot"\n```\n'
+        '```{.python notest}\n--8<-- "src/seq2seq_attention/model/scores.py:dot"\n```\n'
     )
     marked, refs = stepper.mark_fences(page, traced)
     assert refs == [ref]
     assert f'```{{.python notest title="a · b" data-stepper="{ref}"}}' in marked
-    assert '```{.python notest}\n--8<-- "src/seq2seq_attention/attention/scores.py:dot"' in marked
+    assert '```{.python notest}\n--8<-- "src/seq2seq_attention/model/scores.py:dot"' in marked
     assert stepper.mark_fences(marked, traced)[0] == marked  # marked once
     data = stepper.page_data(committed, refs, "../live.html")
     assert data["live"] == "../live.html" and all(set(run["sections"]) == {ref} for run in data["runs"].values())
@@ -454,7 +452,7 @@ def test_log_probabilities_are_shaded_by_likelihood(committed: dict):
     outputs = [
         value
         for run in ("free", "training")
-        for step, text in steps_of(committed, run, "src/seq2seq_attention/translation/decoders.py:after_loop")
+        for step, text in steps_of(committed, run, "src/seq2seq_attention/model/decoders.py:after_loop")
         if text[0].startswith("decoder_outputs = F.log_softmax")
         for value in step["values"]
     ]
@@ -462,7 +460,7 @@ def test_log_probabilities_are_shaded_by_likelihood(committed: dict):
     assert all(pair[1] <= 0 for value in outputs for row in value["top"] for pair in row)
     logits = [
         v
-        for s, _ in steps_of(committed, "sentence", "src/seq2seq_attention/translation/decoders.py:forward_step")
+        for s, _ in steps_of(committed, "sentence", "src/seq2seq_attention/model/decoders.py:forward_step")
         for v in s["values"]
         if "top" in v
     ]
@@ -487,7 +485,7 @@ def test_a_luong_run_shows_input_feeding_step_by_step(committed: dict):
     embedding beside the fed vector, (B, 1, 2H), and the vector fed on is that step's attentional vector."""
     run = committed["runs"]["luong"]
     assert run["model"]["input_feeding"] is True and "input feeding" in run["title"] and "학습 전" in run["title"]
-    steps = steps_of(committed, "luong", "src/seq2seq_attention/translation/decoders.py:luong_step")
+    steps = steps_of(committed, "luong", "src/seq2seq_attention/model/decoders.py:luong_step")
     H = run["model"]["hidden_size"]
     fed = [step for step, text in steps if text[0].startswith("embedded = torch.cat((embedded, state.feed)")]
     assert len(fed) == len(run["passes"]) and all(step["values"][0]["shape"] == [1, 1, 2 * H] for step in fed)

@@ -14,12 +14,12 @@ from torch import nn
 
 from seq2seq_attention.core.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
 from seq2seq_attention.core.errors import InputError
-from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX, SPECIAL_TOKENS
+from seq2seq_attention.model.decoders import AttnDecoderRNN, DecoderRNN
+from seq2seq_attention.model.search import greedy_decode
+from seq2seq_attention.model.seq2seq import DECODERS, Seq2Seq, build_model
+from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX, SPECIAL_TOKENS
 from seq2seq_attention.translation.corpus import Pair, TranslationDataset, build_vocabularies, collate, split_pairs
-from seq2seq_attention.translation.decoders import AttnDecoderRNN, DecoderRNN
 from seq2seq_attention.translation.evaluate import evaluate
-from seq2seq_attention.translation.model import DECODERS, Seq2Seq, build_model
-from seq2seq_attention.translation.search import greedy_decode
 from seq2seq_attention.translation.train import TrainConfig, initialize, train, train_step
 from seq2seq_attention.translation.translator import translate
 
@@ -434,7 +434,7 @@ def test_the_teacher_forcing_schedule_decays_trains_checkpoints_and_resumes(tmp_
 
 def test_load_translator_reads_the_length_limit_once_and_refuses_other_tasks(tmp_path: Path):
     from seq2seq_attention.core.vocabulary import Vocabularies
-    from seq2seq_attention.sentiment.classifier import build_classifier
+    from seq2seq_attention.model.classifier import build_classifier
     from seq2seq_attention.translation.translator import load_translator
 
     vocabs = build_vocabularies(PAIRS)
@@ -457,7 +457,7 @@ def test_load_translator_reads_the_length_limit_once_and_refuses_other_tasks(tmp
 
 def test_every_task_has_a_builder_and_a_name_and_both_models_follow_the_protocol():
     from seq2seq_attention.core.checkpoint import TASK_NAMES, Checkpointable, model_builders
-    from seq2seq_attention.sentiment.classifier import build_classifier
+    from seq2seq_attention.model.classifier import build_classifier
 
     assert model_builders() == {"translation": build_model, "sentiment": build_classifier}
     assert set(TASK_NAMES) == set(model_builders())

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from support import clear_error, random_tokens, refused, tiny_translator, tiny_vocabs
 
 from seq2seq_attention import InputError, build_classifier, build_model, translate
-from seq2seq_attention.core.checks import MAX_PARAMETERS
 from seq2seq_attention.core.errors import ECHO_LIMIT
+from seq2seq_attention.model.rules import MAX_PARAMETERS
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 B, S, T, H, V = 2, 5, 3, 8, 11
@@ -31,19 +31,19 @@ SEQ2SEQ_CASES: list[tuple[str, Callable[[], object], str]] = [
     ("Seq2Seq-source-dtype", lambda: _seq2seq()(torch.ones(B, S), LENGTHS), "source"),
     ("Seq2Seq-lengths-size", lambda: _seq2seq()(random_tokens(B, S), torch.tensor([S])), "lengths"),
     ("Seq2Seq-lengths-dtype", lambda: _seq2seq()(random_tokens(B, S), LENGTHS.float()), "lengths"),
-    ("Seq2Seq-target-dtype", lambda: _seq2seq()(random_tokens(B, S), LENGTHS, torch.ones(B, T)), "target_tensor"),
-    (
-        "Seq2Seq-target-batch",
-        lambda: _seq2seq()(random_tokens(B, S), LENGTHS, random_tokens(B + 1, T)),
-        "target_tensor",
-    ),
-    ("Seq2Seq-module-device", lambda: _seq2seq().to("meta")(random_tokens(B, S), LENGTHS), "parameters are on meta"),
+    ("Seq2Seq-target-dtype", lambda: _seq2seq()(random_tokens(B, S), LENGTHS, torch.ones(B, T)), "target"),
+    ("Seq2Seq-target-batch", lambda: _seq2seq()(random_tokens(B, S), LENGTHS, random_tokens(B + 1, T)), "target"),
 ]
 
 
 @pytest.mark.parametrize(("call", "names"), [c[1:] for c in SEQ2SEQ_CASES], ids=[c[0] for c in SEQ2SEQ_CASES])
 def test_seq2seq_raises_one_clear_value_error(call: Callable[[], object], names: str):
     clear_error(call, names)
+
+
+def test_a_model_on_another_device_is_torchs_error():
+    with pytest.raises((RuntimeError, NotImplementedError), match="meta"):
+        _seq2seq().to("meta")(random_tokens(B, S), LENGTHS)
 
 
 def test_a_model_too_large_for_the_budget_is_refused_before_allocation():

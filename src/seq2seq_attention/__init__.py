@@ -1,13 +1,12 @@
 """seq2seq-attention: sequence-to-sequence translation and attention in PyTorch, annotated.
 
-The package is laid out by concern:
+The package is laid out in layers (import-linter's contracts in pyproject.toml):
 
-* `core`: what both tasks share (tokens, the input-error type, checks, devices, the
-  vocabulary, batching and the padding mask, the checkpoint format, the training loop);
-* `attention`: Bahdanau's and Luong's attention modules, sharing one masked softmax;
-* `translation`: the Tatoeba corpus, encoder, decoders, model, search, the translator a user
-  calls (`translate`, `load_translator`), training, evaluation;
-* `sentiment`: the labelled sentences and the BiLSTM + attention classifier;
+* `model`: what the course teaches, on torch alone: the scores and the attention module, the
+  encoder, the decoders, `Seq2Seq` and its builder, the search loops, the sentiment classifier;
+* `core`: what both tasks share around it (the vocabulary, batching, the checkpoint format,
+  files, settings, the training loop);
+* `translation` and `sentiment`: each task's data, training, evaluation, export and figures;
 * `cli`: the command line (argument parsing only; nothing imports it).
 
 The names below are the ones the pages import; they stay here when modules move. They are loaded on
@@ -20,51 +19,22 @@ import importlib
 __version__ = "0.2.0"
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "attention": (
+    "model.attention": ("Attention", "BahdanauAttention", "attend", "masked_softmax"),
+    "model.scores": (
         "SCORES",
-        "Attention",
-        "BahdanauAttention",
         "DotAttention",
         "GeneralAttention",
         "ScaledDotAttention",
-        "attend",
         "build_attention",
         "dot_score",
-        "masked_softmax",
+        "register_score",
         "scaled_dot_score",
     ),
-    "core.batching": (
-        "Batch",
-        "collate",
-        "lengths_to_mask",
-    ),
-    "core.checkpoint": (
-        "load_checkpoint",
-        "save_checkpoint",
-    ),
-    "core.device": ("pick_device",),
-    "core.errors": ("InputError",),
-    "core.tokens": (
-        "EOS_IDX",
-        "PAD_IDX",
-        "SOS_IDX",
-        "UNK_IDX",
-    ),
-    "core.vocabulary": (
-        "Vocabularies",
-        "Vocabulary",
-    ),
-    "sentiment.classifier": (
-        "MeanEmbeddingClassifier",
-        "SentimentClassifier",
-        "build_classifier",
-    ),
-    "translation.corpus": (
-        "load_pairs",
-        "normalize_string",
-        "split_pairs",
-    ),
-    "translation.decoders": (
+    "model.tensors": ("lengths_to_mask",),
+    "model.tokens": ("EOS_IDX", "PAD_IDX", "SOS_IDX", "UNK_IDX"),
+    "model.rules": ("InputError",),
+    "model.classifier": ("MeanEmbeddingClassifier", "SentimentClassifier", "build_classifier"),
+    "model.decoders": (
         "DECODERS",
         "AttnDecoderRNN",
         "DecoderRNN",
@@ -72,75 +42,23 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "LuongAttnDecoderRNN",
         "StepDecoder",
     ),
-    "translation.encoder": ("EncoderRNN",),
-    "translation.model": (
-        "Seq2Seq",
-        "build_model",
-    ),
-    "translation.search": (
-        "MAX_LENGTH",
-        "beam_search_decode",
-        "greedy_decode",
-    ),
-    "translation.translator": (
-        "Translator",
-        "load_translator",
-        "translate",
-    ),
+    "model.encoder": ("EncoderRNN",),
+    "model.seq2seq": ("Seq2Seq", "build_model"),
+    "model.search": ("MAX_LENGTH", "beam_search_decode", "greedy_decode"),
+    "core.batching": ("Batch", "collate"),
+    "core.checkpoint": ("load_checkpoint", "save_checkpoint"),
+    "core.device": ("pick_device",),
+    "core.vocabulary": ("Vocabularies", "Vocabulary"),
+    "translation.corpus": ("load_pairs", "normalize_string", "split_pairs"),
+    "translation.translator": ("Translator", "load_translator", "translate"),
 }
 """The names the package exports, by the module that defines them (relative to the package)."""
 
-__all__ = [
-    "DECODERS",
-    "EOS_IDX",
-    "MAX_LENGTH",
-    "PAD_IDX",
-    "SCORES",
-    "SOS_IDX",
-    "UNK_IDX",
-    "Attention",
-    "AttnDecoderRNN",
-    "BahdanauAttention",
-    "Batch",
-    "DecoderRNN",
-    "DecoderState",
-    "DotAttention",
-    "EncoderRNN",
-    "GeneralAttention",
-    "InputError",
-    "LuongAttnDecoderRNN",
-    "MeanEmbeddingClassifier",
-    "ScaledDotAttention",
-    "SentimentClassifier",
-    "Seq2Seq",
-    "StepDecoder",
-    "Translator",
-    "Vocabularies",
-    "Vocabulary",
-    "attend",
-    "beam_search_decode",
-    "build_attention",
-    "build_classifier",
-    "build_model",
-    "collate",
-    "dot_score",
-    "greedy_decode",
-    "lengths_to_mask",
-    "load_checkpoint",
-    "load_pairs",
-    "load_translator",
-    "masked_softmax",
-    "normalize_string",
-    "pick_device",
-    "save_checkpoint",
-    "scaled_dot_score",
-    "split_pairs",
-    "translate",
-]
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
 
 
 def _load() -> None:
-    """Import every module of `_EXPORTS` (both tasks register their checkpoints) and bind its names here."""
+    """Import every module of `_EXPORTS` and bind its names here."""
     for module, names in _EXPORTS.items():
         loaded = importlib.import_module(f".{module}", __name__)
         for name in names:

@@ -4,7 +4,7 @@ import argparse
 from pathlib import Path
 
 from ..core.files import check_destination
-from ..translation.defaults import MAX_LENGTH, MAX_STEPS
+from ..model.defaults import MAX_LENGTH, MAX_STEPS
 from ..translation.pretrained import DEFAULT_PRETRAINED, model_title
 from . import COMMANDS
 from .options import add_model_options, check_output_file, chosen_checkpoint, positive_int

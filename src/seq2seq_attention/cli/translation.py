@@ -10,8 +10,9 @@ from pathlib import Path
 from ..core.config import saved_setting
 from ..core.errors import InputError
 from ..core.files import EXPORT_NAMES, check_destination, folder_lock, staged_writes
+from ..model.defaults import MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
+from ..model.names import ATTENTION_DECODERS, DECODER_NAMES, DEFAULT_SCORES, SCORE_NAMES
 from ..translation.config import TrainConfig, not_resumable_when_averaged
-from ..translation.defaults import DECODER_SCORES, MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
 from ..translation.pretrained import DEFAULT_PRETRAINED
 from . import COMMANDS
 from .models import LIMITS
@@ -332,12 +333,11 @@ def _export_locked(args: argparse.Namespace) -> int:
 
 
 def _score_help() -> str:
-    """The --score choices per decoder, from the names of the table of decoders (`DECODER_SCORES`)."""
-    per_decoder = [
-        f"{name}: {', '.join(scores)} (default {scores[0]})" for name, scores in DECODER_SCORES.items() if scores
-    ]
-    without = [name for name, scores in DECODER_SCORES.items() if not scores]
-    return f"the attention's score function; {'; '.join(per_decoder)}" + (
+    """The --score choices per decoder, from the registries' names (`model.names`): an attending decoder takes every
+    registered score, its own default first."""
+    per_decoder = [f"{name}: default {DEFAULT_SCORES[name]}" for name in ATTENTION_DECODERS]
+    without = [name for name in DECODER_NAMES if name not in ATTENTION_DECODERS]
+    return f"the attention's score function, one of {', '.join(SCORE_NAMES)}; {'; '.join(per_decoder)}" + (
         f"; {', '.join(without)} has no attention and takes none" if without else ""
     )
 

@@ -11,37 +11,14 @@ from typing import NamedTuple
 import torch
 from torch.utils.data import Sampler
 
-from .checks import Call, check_count, checked, is_int
+from ..model.tensors import lengths_to_mask
+from ..model.tokens import PAD_IDX
+from .checks import Call, check_count, checked
 from .errors import InputError, echo
-from .tokens import PAD_IDX
 
 DECODE_BATCH_SIZE = 256
 """Sentences per batch where nothing is learned (translating, evaluating, predicting): no gradient is kept, so a
 batch may be larger than a training batch."""
-
-
-def _check_mask_arguments(call: Call) -> None:
-    lengths, max_length = call.lengths, call.max_length
-    if not isinstance(lengths, torch.Tensor) or lengths.dim() != 1 or lengths.is_floating_point():
-        raise InputError(f"lengths must be a (B,) integer tensor, got {echo(lengths, 80)}")
-    if not is_int(max_length) or max_length < 0:
-        raise InputError(f"max_length must be an int >= 0, got {echo(max_length)}")
-
-
-@checked(_check_mask_arguments)
-# --8<-- [start:mask]
-def lengths_to_mask(lengths: torch.Tensor, max_length: int) -> torch.Tensor:
-    """True at the first `lengths[b]` positions of each row: the padding mask.
-
-    Shapes:
-        lengths: (B,) long.
-        returns: (B, max_length) bool, on the device of `lengths`.
-    """
-    positions = torch.arange(max_length, device=lengths.device)  # (S,)
-    return positions.unsqueeze(0) < lengths.unsqueeze(1)  # (B, S)
-
-
-# --8<-- [end:mask]
 
 
 def _check_examples(call: Call) -> None:

@@ -18,13 +18,10 @@ model that cannot compute), naming it. Loading checks the hashes, the config and
 name, shape and dtype, and raises one `InputError` that says what is wrong; resuming checks the training
 state against the optimizer the same way before setting anything (`restore_training_state`). Both tasks use this
 one format: a model follows the `Checkpointable` protocol, and its config's `task` names the
-builder that rebuilds it, which each task registers when it is imported (`register_task`: the
-translation model module and the sentiment classifier module do); this module imports no task at
-its top, and loads the module of a task that a checkpoint names on demand (`TASK_MODULES`).
+builder that rebuilds it (`TASKS`: this layer imports the model's builders, never the reverse).
 """
 
 import hashlib
-import importlib
 import inspect
 import json
 import math
@@ -41,6 +38,8 @@ from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
 from torch import nn
 
+from ..model.classifier import build_classifier
+from ..model.seq2seq import build_model
 from .checks import is_int
 from .errors import InputError, echo
 from .files import check_destination, folder_lock, staged_writes
@@ -56,15 +55,6 @@ JSON_NAME = "checkpoint.json"
 
 RENAMED = {2: (("attention.score.", "attention."),)}
 """Tensor names of older versions and what they are called now (prefix, replacement), by version."""
-
-TASK_NAMES: dict[str, str] = {}
-"""What a model of each task is called in messages (`load_checkpoint`'s `task`), by task; filled by `register_task`."""
-
-_BUILDERS: dict[str, Callable[..., "Checkpointable"]] = {}
-
-TASK_MODULES = {"translation": "translation.model", "sentiment": "sentiment.classifier"}
-"""The module (relative to the package) that registers each task, imported when a checkpoint of a task
-not registered yet is loaded: the package imports its modules on first use, not all at startup."""
 
 
 @runtime_checkable
@@ -89,26 +79,19 @@ class Checkpointable(Protocol):
     def load_state_dict(self, state_dict: Mapping[str, torch.Tensor]) -> object: ...
 
 
-def register_task(task: str, builder: Callable[..., Checkpointable], name: str) -> None:
-    """Tell the checkpoint format how to rebuild the models of `task`: ``builder(**config)``, called `name`.
+TASKS: dict[str, tuple[Callable[..., Checkpointable], str]] = {
+    "translation": (build_model, "a translator"),
+    "sentiment": (build_classifier, "a sentiment classifier"),
+}
+"""Each task's builder (``builder(**config)`` rebuilds a model of it) and what its model is called in messages."""
 
-    Each task's model module calls it once, when imported (``import seq2seq_attention`` imports both).
-    """
-    _BUILDERS[task] = builder
-    TASK_NAMES[task] = name
+TASK_NAMES = {task: name for task, (_, name) in TASKS.items()}
+"""What a model of each task is called in messages (`load_checkpoint`'s `task`), by task."""
 
 
 def model_builders() -> dict[str, Callable[..., Checkpointable]]:
-    """The builder of each task's models, by the `task` their config names (every task of `TASK_MODULES`)."""
-    _register_all()
-    return dict(_BUILDERS)
-
-
-def _register_all() -> None:
-    package = __name__.rsplit(".", 2)[0]
-    for task, module in TASK_MODULES.items():
-        if task not in _BUILDERS:
-            importlib.import_module(f"{package}.{module}")
+    """The builder of each task's models, by the `task` their config names."""
+    return {task: builder for task, (builder, _) in TASKS.items()}
 
 
 @dataclass
@@ -475,7 +458,6 @@ def load_checkpoint(path: str | Path, device: torch.device | str = "cpu", task: 
     directory = _check_path(path)
     document = _read_document(directory)
     config = document["config"]
-    _register_all()
     if task is not None and config.get("task") != task:
         raise InputError(f"{path} holds a {echo(config.get('task'))} model, not {TASK_NAMES[task]}")
     vocabs = _read_vocabularies(directory, document["vocabularies"])

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import torch
 
-from .config import MAX_SIZE, is_int, is_number
+from .config import is_int
 from .errors import InputError, echo
 
 Dim = str | int
@@ -259,18 +259,6 @@ def check_count(name: str, value: object, high: int | None = None) -> None:
         raise InputError(f"{name} must be at most {high}, got {value}")
 
 
-def check_size(name: str, value: object, high: int = MAX_SIZE) -> None:
-    """Check a layer or vocabulary size: an int in [1, high]."""
-    if not is_int(value) or not 1 <= value <= high:
-        raise InputError(f"{name} must be an int in [1, {high}], got {echo(value)}")
-
-
-def check_dropout(name: str, value: object) -> None:
-    """Check a dropout probability: a number in [0, 1)."""
-    if not is_number(value) or not 0.0 <= value < 1.0:
-        raise InputError(f"{name} must be a number in [0, 1), got {echo(value)}")
-
-
 def check_lengths(lengths: object, batch_size: int, max_length: int) -> None:
     """Check real sequence lengths: (B,) long, every one in [1, S].
 
@@ -282,32 +270,3 @@ def check_lengths(lengths: object, batch_size: int, max_length: int) -> None:
         raise InputError("lengths must hold real values (on cpu or cuda), got a tensor on the meta device")
     if lengths.numel() and (int(lengths.min()) < 1 or int(lengths.max()) > max_length):
         raise InputError(f"lengths must lie in [1, S={max_length}], got {lengths.tolist()}")
-
-
-def check_sizes(what: str, **sizes: object) -> None:
-    """Check that every layer size given to a module's constructor is an int of at least 1.
-
-    Raises:
-        InputError: naming the module, the size and what came
-            (``EncoderRNN: hidden_size must be an int of at least 1, got -1``).
-    """
-    for name, value in sizes.items():
-        try:
-            check_count(name, value)
-        except InputError as error:
-            raise InputError(f"{what}: {error}") from None
-
-
-MAX_PARAMETERS = 1 << 28
-"""The most parameters a model may have here (about 1 GiB of float32): a checkpoint or a setting
-that asks for more is refused before anything is allocated."""
-
-
-def check_parameter_budget(what: str, estimate: int) -> None:
-    """Refuse a model whose estimated parameter count exceeds `MAX_PARAMETERS`.
-
-    Raises:
-        InputError: naming the model and both counts.
-    """
-    if estimate > MAX_PARAMETERS:
-        raise InputError(f"{what} would have about {estimate:,} parameters; the limit is {MAX_PARAMETERS:,}")

@@ -4,6 +4,7 @@ A task supplies what is its own (how a batch becomes a loss, what it evaluates a
 epoch); everything else, from the optimizer to the progress bar, is here once.
 """
 
+import contextlib
 import copy
 import math
 from collections.abc import Callable, Iterable
@@ -13,6 +14,8 @@ import torch
 from torch import nn
 from torch.optim.lr_scheduler import LambdaLR
 from tqdm.auto import tqdm
+
+from ..model.tensors import shape_checks_off
 
 BatchT = TypeVar("BatchT")
 
@@ -74,12 +77,15 @@ def run_epoch(
     """Call ``step(index, batch)`` on every batch, with a progress bar; the mean loss per unit.
 
     `step` returns its batch's mean loss and how many units (target tokens, sentences) it was
-    averaged over, so the result is the mean over all units of the epoch.
+    averaged over, so the result is the mean over all units of the epoch. The model checks the shapes of the
+    epoch's first batch; the others come from the same loader and run without the checks (`shape_checks_off`), so
+    the hot loop does not pay for them at every step.
     """
     loss_sum, units = 0.0, 0
     bar = tqdm(batches, total=total, desc=desc, leave=False, disable=not progress, unit="batch")
     for index, batch in enumerate(bar):
-        loss, count = step(index, batch)
+        with contextlib.nullcontext() if index == 0 else shape_checks_off():
+            loss, count = step(index, batch)
         loss_sum, units = loss_sum + loss * count, units + count
         bar.set_postfix(loss=f"{loss_sum / units:.4f}", refresh=False)
     return loss_sum / max(units, 1)

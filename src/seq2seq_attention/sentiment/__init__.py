@@ -1,6 +1,2 @@
-"""Sentiment classification with attention: the labelled sentences, the BiLSTM + attention
-classifier and its baselines, their training, and attention figures.
-
-The "sentiment" checkpoint task is registered when `classifier` is imported, which
-`core.checkpoint` does on demand (`TASK_MODULES`).
-"""
+"""Sentiment classification with attention around the classifier (`seq2seq_attention.model.classifier`): the
+labelled sentences, training, and attention figures."""

@@ -7,9 +7,7 @@ argument errors answer before torch is loaded.
 from dataclasses import dataclass
 
 from ..core.config import check_config, setting
-
-CLASSIFIER_KINDS = ("attention", "bilstm", "mean")
-"""`attention`: the course notes' model; `bilstm`: the same without attention; `mean`: averaged embeddings."""
+from ..model.names import CLASSIFIER_KINDS
 
 SOURCES: dict[str, str] = {
     "imdb": "imdb_labelled.txt",

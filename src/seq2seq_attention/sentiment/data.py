@@ -18,8 +18,9 @@ from ..core.batching import Batch, collate
 from ..core.checks import check_count
 from ..core.errors import InputError, echo
 from ..core.split import checksum_split
-from ..core.tokens import DROPPED_CATEGORIES, UNK_IDX
+from ..core.text import DROPPED_CATEGORIES
 from ..core.vocabulary import Vocabulary
+from ..model.tokens import UNK_IDX
 from .config import SOURCES
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[!?]")

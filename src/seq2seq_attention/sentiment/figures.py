@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from ..core.errors import InputError, echo
 from ..core.files import staged_writes
-from ..core.fonts import hangul_font
+from ..core.plotting import hangul_font
 from .data import Example, encode_tokens, prepare_data, tokenize
 from .predict import checkpoint_sources, load_classifier, predict
 

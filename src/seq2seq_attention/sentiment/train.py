@@ -18,7 +18,7 @@ from ..core.errors import InputError
 from ..core.files import check_destination
 from ..core.training import BestWeights, make_optimizer, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
-from .classifier import build_classifier
+from ..model.classifier import build_classifier
 from .data import SentimentData, iterate_batches, prepare_data
 from .predict import SentimentConfig, checkpoint_sources, load_classifier, predict
 

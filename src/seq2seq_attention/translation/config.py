@@ -8,9 +8,11 @@ no torch: the names and limits come from `defaults` (the model's rules are check
 
 from dataclasses import dataclass
 
-from ..core.config import MAX_SIZE, SCHEDULES, check_config, setting
+from ..core.config import SCHEDULES, check_config, setting
 from ..core.errors import InputError
-from .defaults import DECODER_SCORES, DROPOUT, EVAL_SPLITS, HIDDEN_SIZE, MAX_WORDS, SCORE_NAMES, SPLITS
+from ..model.defaults import DROPOUT, EVAL_SPLITS, HIDDEN_SIZE, MAX_WORDS, SPLITS
+from ..model.names import ATTENTION_DECODERS, DECODER_NAMES, SCORE_NAMES
+from ..model.rules import MAX_SIZE
 
 BUDGET_CLOCKS = {"wall": "perf_counter", "cpu": "process_time"}
 """What `time_budget` counts: wall-clock seconds, or this process's CPU seconds (steady on a shared machine)."""
@@ -25,10 +27,6 @@ TEACHER_FORCING_SCHEDULES = ("constant", "inverse_sigmoid")
 """How the teacher-forcing ratio changes over the epochs (`teacher_forcing_at`)."""
 
 
-def _decoder_names() -> tuple[str, ...]:
-    return tuple(sorted(DECODER_SCORES))
-
-
 @dataclass
 class TrainConfig:
     """Everything that decides a training run (saved in the checkpoint).
@@ -38,7 +36,12 @@ class TrainConfig:
     checks them, so a bad value is one `InputError` wherever it comes from.
     """
 
-    decoder: str = setting("gru", "the decoder: gru (no attention), bahdanau or luong", choices=_decoder_names)
+    decoder: str = setting(
+        "gru",
+        f"the decoder: {', '.join(n for n in DECODER_NAMES if n not in ATTENTION_DECODERS)} (no attention), "
+        f"{' or '.join(ATTENTION_DECODERS)}",
+        choices=tuple(sorted(DECODER_NAMES)),
+    )
     score: str | None = setting(
         None, "the attention's score function (default: the decoder's own, see DECODERS)", choices=SCORE_NAMES
     )
@@ -115,11 +118,13 @@ class TrainConfig:
         check_config(self)
         if self.schedule_over == "budget" and self.time_budget is None:
             raise InputError("schedule_over='budget' spreads the schedule over the time budget: set time_budget")
-        from .decoders import check_score  # the model's rules, with torch: after parsing, never for --help
-        from .model import check_architecture
+        # the model's rules, with torch: after parsing, never for --help
+        from ..model.decoders import check_input_feeding, choose_score
+        from ..model.encoder import check_bidirectional
 
-        check_score(self.decoder, self.score)  # the name only: `build_model` resolves the default
-        check_architecture(self.decoder, self.hidden_size, self.bidirectional, self.tie_embeddings, self.input_feeding)
+        choose_score(self.decoder, self.score)  # the name only: `build_model` resolves the default
+        check_input_feeding(self.decoder, self.input_feeding)
+        check_bidirectional(self.hidden_size, self.bidirectional)
 
     RESUMABLE_CHANGES = ("epochs", "time_budget", "budget_clock")
     """Fields that may differ between a run and the run it resumes."""

@@ -22,9 +22,9 @@ from ..core.batching import BucketBatchSampler, collate
 from ..core.checks import Call, check_count, checked
 from ..core.errors import InputError, echo
 from ..core.split import checksum_split
-from ..core.tokens import DROPPED_CATEGORIES
+from ..core.text import DROPPED_CATEGORIES
 from ..core.vocabulary import Vocabularies, Vocabulary
-from .defaults import EVAL_SPLITS, MAX_WORDS, SPLITS
+from ..model.defaults import EVAL_SPLITS, MAX_WORDS, SPLITS
 
 CORPUS_PATH = Path(__file__).resolve().parent.parent / "corpora" / "eng-fra.txt.xz"
 """The bundled Tatoeba pairs (135,842 lines, English<TAB>French, CC-BY 2.0 FR)."""

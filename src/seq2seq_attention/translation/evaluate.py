@@ -1,5 +1,5 @@
-"""The one module for held-out scores: corpus BLEU (sacrebleu) with a bootstrap interval, exact match, paired
-comparisons (`compare`) and the one better / worse / tie rule every script and page uses (`verdict`)."""
+"""The one module for held-out scores: corpus BLEU (sacrebleu) with a bootstrap interval, exact match and paired
+comparisons (`compare`); the one better / worse / tie rule every script and page uses is `stats.verdict`."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,18 +11,16 @@ from sacrebleu.significance import _bootstrap_resample, _compute_p_value  # sacr
 from ..core.batching import DECODE_BATCH_SIZE
 from ..core.checks import Call, checked, checks_of
 from ..core.errors import InputError, echo
-from ..core.intervals import T_975, _check_numbers, seed_interval, t_975  # noqa: F401 (the names evaluate gives)
 from ..core.vocabulary import Vocabularies
+from ..model.search import MAX_LENGTH
+from ..model.seq2seq import Seq2Seq
+from ..stats import ALPHA
 from .corpus import Pair
-from .model import Seq2Seq
-from .search import MAX_LENGTH
 from .translator import translate
 
 BOOTSTRAP_SAMPLES = 1000
 """Resamples of the held-out sentences for the 95% intervals and the paired test (sacrebleu's,
 seeded with its fixed default seed, so every number is reproducible)."""
-ALPHA = 0.05
-"""The significance level of every test here: the paired bootstrap and the 95% intervals over seeds."""
 
 
 @dataclass
@@ -197,94 +195,6 @@ def compare(baseline: Evaluation, system: Evaluation) -> Comparison:
 
 
 # --8<-- [end:compare]
-
-
-OUTCOMES_KO = {"better": "나아짐", "worse": "나빠짐", "tie": "동률"}
-"""The three outcomes of `verdict`, in the pages' Korean."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The outcome of `verdict`: "better", "worse" or "tie", and the evidence it rests on.
-
-    Attributes:
-        outcome: "better" / "worse" / "tie" (the system against the baseline).
-        seeds: how many seed-paired differences were given.
-        mean, low, high: their mean and 95% interval over seeds (low and high None for one seed).
-        agreeing_seeds: the seeds whose paired bootstrap p < `ALPHA` in the direction of the mean
-            (None when no p-values were given).
-        reason: the rule's reason, in a few English words.
-    """
-
-    outcome: str
-    seeds: int
-    mean: float
-    low: float | None
-    high: float | None
-    agreeing_seeds: int | None
-    reason: str
-
-    @property
-    def korean(self) -> str:
-        """The outcome in the pages' Korean (`OUTCOMES_KO`)."""
-        return OUTCOMES_KO[self.outcome]
-
-    def __str__(self) -> str:
-        return self.outcome
-
-
-def verdict(differences: Sequence[float], p_values: Sequence[float] | None = None) -> Verdict:
-    """Better, worse or a tie: the one rule for every comparison the scripts and pages state.
-
-    `differences` holds system minus baseline, one per random seed, each pair trained with the
-    same seed and scored on the same sentences; `p_values`, when the translations were kept,
-    holds `compare`'s paired bootstrap p of each seed, in the same order. The rule:
-
-    1. Over seeds (two or more): the 95% Student-t interval of the mean difference must lie
-       entirely on one side of zero; an interval that holds zero is a tie.
-    2. Over sentences (when `p_values` are given): more than half of the seeds must have
-       p < `ALPHA` (0.05) with a difference of the same sign as the mean.
-    3. Every piece of evidence that exists must agree; one seed without a p-value has none
-       (nothing measures the noise): a tie. A mean of exactly zero is a tie.
-
-    So one seed with a paired bootstrap p decides by that p alone (rule 2), several seeds
-    without translations by the interval alone (rule 1), several seeds with translations by both.
-
-    Raises:
-        InputError: no differences, something not a finite number, a p outside [0, 1], or
-            p-values that do not pair up one to one with the differences.
-    """
-    differences = _check_numbers("differences", differences)
-    if p_values is not None:
-        p_values = _check_numbers("p_values", p_values)
-        if len(p_values) != len(differences) or not all(0 <= p <= 1 for p in p_values):
-            raise InputError(
-                f"p_values must be {len(differences)} numbers in [0, 1], one per difference, got {echo(p_values, 80)}"
-            )
-    mean, low, high = seed_interval(differences)
-    sign = (mean > 0) - (mean < 0)
-    direction = "better" if sign > 0 else "worse"
-    evidence: list[bool] = []
-    reasons: list[str] = []
-    bounds = (None, None) if len(differences) < 2 else (low, high)
-    if len(differences) >= 2:
-        apart = low > 0 if sign > 0 else high < 0
-        evidence.append(sign != 0 and apart)
-        reasons.append(f"95% interval over seeds {_signed(low)} to {_signed(high)}")
-    agreeing = None
-    if p_values is not None:
-        agreeing = sum(p < ALPHA and d * sign > 0 for d, p in zip(differences, p_values, strict=True))
-        evidence.append(sign != 0 and 2 * agreeing > len(differences))
-        reasons.append(f"p < {ALPHA} in the same direction on {agreeing} of {len(differences)} seeds")
-    if not evidence:
-        return Verdict("tie", 1, mean, None, None, None, "one seed without a paired test: nothing measures the noise")
-    outcome = direction if all(evidence) else "tie"
-    return Verdict(outcome, len(differences), mean, *bounds, agreeing, "; ".join(reasons))
-
-
-def _signed(value: float) -> str:
-    """A bound for `Verdict.reason`: two decimals, or three significant digits past a million."""
-    return f"{value:+.2f}" if abs(value) < 1e6 else f"{value:+.3g}"
 
 
 def _check_sentences(hypotheses: object, references: object) -> tuple[list[str], list[str]]:

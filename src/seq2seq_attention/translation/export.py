@@ -38,18 +38,18 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..attention import attention as attention_module
-from ..attention.scores import SCORES
 from ..core.checks import is_int
 from ..core.errors import InputError, echo
 from ..core.files import EXPORT_FILES, check_destination, folder_lock, staged_writes
-from ..core.tokens import EOS_IDX, SOS_IDX
 from ..core.vocabulary import Vocabularies
+from ..model import attention as attention_module
+from ..model.decoders import DECODERS, DecoderState
+from ..model.encoder import join_directions
+from ..model.scores import SCORES
+from ..model.search import MAX_LENGTH, beam_search_decode, greedy_decode
+from ..model.seq2seq import Seq2Seq
+from ..model.tokens import EOS_IDX, SOS_IDX
 from .corpus import MAX_WORDS, load_pairs, split_pairs
-from .decoders import DECODERS, DecoderState
-from .encoder import join_directions
-from .model import Seq2Seq
-from .search import MAX_LENGTH, beam_search_decode, greedy_decode
 from .translator import check_translator, load_translator
 
 IR_VERSION = 9

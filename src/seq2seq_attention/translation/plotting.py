@@ -17,13 +17,13 @@ from ..core.batching import collate
 from ..core.checks import Call, checked, checks_of
 from ..core.errors import InputError, echo
 from ..core.files import staged_writes
-from ..core.fonts import label
-from ..core.tokens import EOS_IDX
+from ..core.plotting import label
 from ..core.vocabulary import Vocabularies
+from ..model.search import MAX_LENGTH, greedy_decode
+from ..model.seq2seq import Seq2Seq
+from ..model.tokens import EOS_IDX
 from .corpus import MAX_WORDS
-from .model import Seq2Seq
-from .search import MAX_LENGTH, check_steps, greedy_decode
-from .translator import check_translator, prepare_sentences
+from .translator import check_steps, check_translator, prepare_sentences
 
 ATTENTION_CMAP = "gray"
 """The heatmaps' colormap: the site's one grey scale (0 black, 1 white), which `docs/assets/javascripts/greyscale.js`
@@ -68,7 +68,7 @@ def plot_attention(
     Row i is the attention distribution of output step i over the source positions (the course
     notes' figure): dark is weight 0, bright is weight 1, the colour scale is fixed to [0, 1]
     so that two heatmaps can be compared by eye. The axis labels are Korean where a Hangul font
-    is installed (`core.fonts`), English otherwise.
+    is installed (`core.plotting`), English otherwise.
 
     Args:
         weights: the attention of one sentence, e.g. `attentions[b, :T, :S]` from a decoder.

@@ -20,9 +20,10 @@ from ..core.checkpoint import restore_training_state, save_checkpoint
 from ..core.checks import Call, checked
 from ..core.errors import InputError
 from ..core.files import LOCK_NAME, folder_lock
-from ..core.tokens import PAD_IDX
 from ..core.training import learning_rate_at, make_optimizer, make_scheduler, optimizer_step, run_epoch
 from ..core.vocabulary import Vocabularies
+from ..model.seq2seq import Seq2Seq, build_model
+from ..model.tokens import PAD_IDX
 from .config import (
     BUDGET_CLOCKS,
     INITIALIZATIONS,
@@ -40,7 +41,6 @@ from .corpus import (
     split_pairs,
 )
 from .evaluate import Evaluation, evaluate
-from .model import Seq2Seq, build_model
 from .translator import load_translator
 
 __all__ = ["BUDGET_CLOCKS", "INITIALIZATIONS", "TEACHER_FORCING_SCHEDULES", "TrainConfig", "train"]

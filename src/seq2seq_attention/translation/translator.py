@@ -6,6 +6,7 @@ checkpoint with the length limit of its training data. Neither trains: the read-
 (translate, plot-attention, export) import this module, not `train.py`.
 """
 
+import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -15,15 +16,32 @@ import torch
 
 from ..core.batching import DECODE_BATCH_SIZE, collate
 from ..core.checkpoint import Checkpoint, load_checkpoint
-from ..core.checks import Call, check_count, checked, checks_of
+from ..core.checks import Call, check_count, checked, checks_of, is_number
 from ..core.config import saved_setting
 from ..core.errors import InputError, echo
-from ..core.tokens import EOS_IDX
 from ..core.vocabulary import Vocabularies
+from ..model.search import MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS, beam_search_decode, greedy_decode
+from ..model.seq2seq import Seq2Seq
+from ..model.tokens import EOS_IDX
 from .config import TrainConfig
 from .corpus import MAX_WORDS, normalize_string
-from .model import Seq2Seq
-from .search import MAX_LENGTH, beam_search_decode, check_steps, greedy_decode
+
+
+def check_length_penalty(length_penalty: object) -> None:
+    """Beam search's alpha: a finite number in [-`MAX_LENGTH_PENALTY`, `MAX_LENGTH_PENALTY`]."""
+    if not is_number(length_penalty):
+        raise InputError(f"length_penalty must be a number, got {echo(length_penalty)}")
+    if not math.isfinite(length_penalty) or abs(length_penalty) > MAX_LENGTH_PENALTY:
+        bound = f"{MAX_LENGTH_PENALTY:g}"
+        raise InputError(f"length_penalty must be a finite number in [-{bound}, {bound}], got {length_penalty}")
+
+
+def check_steps(max_length: object, beam_size: object = 1, length_penalty: object = 1.0) -> None:
+    """A search's numbers: `max_length` in [1, `MAX_STEPS`], `beam_size` in [1, `MAX_BEAM`], a finite
+    `length_penalty` (the defaults: a greedy search, with nothing to check for a beam)."""
+    check_length_penalty(length_penalty)
+    check_count("max_length", max_length, MAX_STEPS)
+    check_count("beam_size", beam_size, MAX_BEAM)
 
 
 class SentenceError(InputError):

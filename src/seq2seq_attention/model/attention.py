@@ -11,33 +11,21 @@ decoder picks its attention from.
 
 import torch
 import torch.nn.functional as F
-from torch import nn
+from jaxtyping import Bool, Float
+from torch import Tensor, nn
 
-from ..core.checks import Call, check_module_device, check_module_dtype, check_same_device, check_tensor, checked
-
-
-def _check_masked_softmax(call: Call) -> None:
-    scores, mask = call.scores, call.mask
-    sizes = check_tensor("scores", scores, ("B", "T", "S"), dtype="float")
-    if mask is not None:
-        check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")
-        check_same_device(scores=scores, mask=mask)
+from .tensors import annotations_checked
 
 
-@checked(_check_masked_softmax)
+@annotations_checked
 # --8<-- [start:masked_softmax]
-def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+def masked_softmax(scores: Float[Tensor, "B T S"], mask: Bool[Tensor, "B S"] | None) -> Float[Tensor, "B T S"]:
     """Softmax over the last dimension that gives masked-out positions exactly zero weight.
 
     Masked scores are replaced by the most negative finite float before the softmax, so
     that `exp` underflows to exactly 0 wherever a real position exists, and the weights are
     zeroed again afterwards so that a row with no real position is all zeros (finite,
-    no NaN) instead of uniform.
-
-    Shapes:
-        scores: (B, 1, S) or (B, T, S).
-        mask: (B, S), True for real positions; None means every position is real.
-        returns: same shape as `scores`.
+    no NaN) instead of uniform. A mask of None means every position is real.
     """
     if mask is None:
         return F.softmax(scores, dim=-1)  # (B, T, S)
@@ -50,7 +38,7 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Ten
 
 
 # --8<-- [start:hide_padding]
-def hide_padding(keys: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+def hide_padding(keys: Float[Tensor, "B S Hk"], mask: Bool[Tensor, "B S"] | None) -> Float[Tensor, "B S Hk"]:
     """The keys with padded positions zeroed: whatever padding holds (even NaN) never leaks."""
     return keys if mask is None else keys.masked_fill(~mask.unsqueeze(2), 0.0)  # (B, S, Hk)
 
@@ -59,37 +47,16 @@ def hide_padding(keys: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
 
 
 # --8<-- [start:attend]
-def attend(scores: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
-    """The step every attention ends with: weights from the scores, then the weighted sum of the keys.
-
-    Shapes:
-        scores: (B, T, S); keys: (B, S, Hk), also the values; mask: (B, S) bool or None.
-        returns: the context (B, T, Hk) and the weights (B, T, S).
-    """
+def attend(
+    scores: Float[Tensor, "B T S"], keys: Float[Tensor, "B S Hk"], mask: Bool[Tensor, "B S"] | None
+) -> tuple[Float[Tensor, "B T Hk"], Float[Tensor, "B T S"]]:
+    """The step every attention ends with: weights from the scores, then the weighted sum of the keys (the values)."""
     weights = masked_softmax(scores, mask)  # (B, T, S): exactly 0 on padding
     context = torch.bmm(weights, hide_padding(keys, mask))  # (B, T, S) @ (B, S, Hk) -> (B, T, Hk)
     return context, weights
 
 
 # --8<-- [end:attend]
-
-
-def _check_attention(call: Call) -> None:
-    """`forward`'s arguments: query (B, T, Hq), keys (B, S, Hk), mask (B, S) bool, proj_keys (B, S, H)."""
-    attention, query, keys, mask, proj_keys = call.self, call.query, call.keys, call.mask, call.proj_keys
-    sizes = check_tensor("query", query, ("B", "T", "Hq"), {"Hq": attention.query_size}, dtype="float")
-    sizes = check_tensor("keys", keys, ("B", "S", "Hk"), {**sizes, "Hk": attention.key_size}, dtype="float")
-    if mask is not None:
-        check_tensor("mask", mask, ("B", "S"), sizes, dtype="bool")
-    if proj_keys is not None:
-        known = {**sizes, "H": attention.hidden_size}
-        check_tensor("proj_keys", proj_keys, ("B", "S", "H"), known, dtype="float")
-    device = check_same_device(query=query, keys=keys, mask=mask, proj_keys=proj_keys)
-    check_module_device(attention, device, "query and keys")
-    check_module_dtype(attention, query, "query")
-    check_module_dtype(attention, keys, "keys")
-    if proj_keys is not None:
-        check_module_dtype(attention, proj_keys, "proj_keys")
 
 
 class Attention(nn.Module):
@@ -99,40 +66,34 @@ class Attention(nn.Module):
     inherits `forward`, the one forward of every attention.
 
     Args:
-        query_size: Hq, the size of the query (the decoder's state).
-        key_size: Hk, the size of the keys (the encoder's outputs, also the values).
-        hidden_size: Hp, the size of the keys as `project_keys` gives them.
-
-    Shapes:
-        query: (B, T, Hq), the decoder's state (T = 1 for one decoder step).
-        keys: (B, S, Hk), the encoder's outputs (also the values that are averaged).
-        mask: (B, S) bool, True for real source positions; optional.
-        proj_keys: (B, S, Hp), `project_keys(keys)` computed once per source sentence; optional.
-        context: (B, T, Hk), the weighted sum of the keys.
-        weights: (B, T, S), the attention distribution over source positions.
+        query_size: Hq, the size of the query (the decoder's state; T = 1 for one decoder step).
+        key_size: Hk, the size of the keys (the encoder's outputs, also the values that are averaged).
+        hidden_size: Hp, the size of the keys as `project_keys` gives them (`proj_keys`, computed once per
+            source sentence; optional). The mask is True on real source positions; the context is the weighted
+            sum of the keys, the weights the attention distribution over source positions.
     """
 
     def __init__(self, query_size: int, key_size: int, hidden_size: int) -> None:
         super().__init__()
         self.query_size, self.key_size, self.hidden_size = query_size, key_size, hidden_size
 
-    def project_keys(self, keys: torch.Tensor) -> torch.Tensor:
-        """The part of the score that does not depend on the query: (B, S, Hk) -> (B, S, Hp)."""
+    def project_keys(self, keys: Float[Tensor, "B S Hk"]) -> Float[Tensor, "B S Hp"]:
+        """The part of the score that does not depend on the query."""
         return keys  # (B, S, Hk): the keys themselves, unless a score projects them
 
-    def score(self, query: torch.Tensor, proj_keys: torch.Tensor) -> torch.Tensor:
-        """Score every (query step, key) pair: (B, T, Hq) and (B, S, Hp) -> (B, T, S)."""
+    def score(self, query: Float[Tensor, "B T Hq"], proj_keys: Float[Tensor, "B S Hp"]) -> Float[Tensor, "B T S"]:
+        """Score every (query step, key) pair."""
         raise NotImplementedError
 
-    @checked(_check_attention)
+    @annotations_checked
     # --8<-- [start:forward]
     def forward(
         self,
-        query: torch.Tensor,
-        keys: torch.Tensor,
-        mask: torch.Tensor | None = None,
-        proj_keys: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+        query: Float[Tensor, "B T Hq"],
+        keys: Float[Tensor, "B S Hk"],
+        mask: Bool[Tensor, "B S"] | None = None,
+        proj_keys: Float[Tensor, "B S Hp"] | None = None,
+    ) -> tuple[Float[Tensor, "B T Hk"], Float[Tensor, "B T S"]]:
         if proj_keys is None:
             proj_keys = self.project_keys(keys)  # (B, S, Hp): once per sentence, unless given
         scores = self.score(query, proj_keys)  # (B, T, S)
@@ -149,9 +110,6 @@ class BahdanauAttention(Attention):
         query_size: size of the query vectors; defaults to H.
         key_size: size of the key vectors; defaults to H. The sentiment classifier uses
             2H keys from a bidirectional LSTM.
-
-    Shapes:
-        as `Attention`; query (B, T, Hq), keys (B, S, Hk), proj_keys (B, S, H).
     """
 
     # --8<-- [start:init]
@@ -164,15 +122,15 @@ class BahdanauAttention(Attention):
     # --8<-- [end:init]
 
     # --8<-- [start:project_keys]
-    def project_keys(self, keys: torch.Tensor) -> torch.Tensor:
+    def project_keys(self, keys: Float[Tensor, "B S Hk"]) -> Float[Tensor, "B S H"]:
         """U_a k does not depend on the decoder's step: a decoder computes it once per sentence."""
         return self.Ua(keys)  # (B, S, H)
 
     # --8<-- [end:project_keys]
 
     # --8<-- [start:score]
-    def score(self, query: torch.Tensor, proj_keys: torch.Tensor) -> torch.Tensor:
-        """v_a^T tanh(W_a q + U_a k_j) for every query step and key: (B, T, Hq) and (B, S, H) -> (B, T, S)."""
+    def score(self, query: Float[Tensor, "B T Hq"], proj_keys: Float[Tensor, "B S H"]) -> Float[Tensor, "B T S"]:
+        """v_a^T tanh(W_a q + U_a k_j) for every query step and key."""
         q = self.Wa(query).unsqueeze(2)  # (B, T, 1, H)
         k = proj_keys.unsqueeze(1)  # (B, 1, S, H)
         return self.Va(torch.tanh(q + k)).squeeze(-1)  # (B, T, S, H) -> (B, T, S, 1) -> (B, T, S)

@@ -1,4 +1,5 @@
-"""Korean text in figures: a Hangul font when one is installed, English labels otherwise.
+"""What the figures of both tasks share: Korean text, with a Hangul font when one is installed, English labels
+otherwise.
 
 The site's figures speak Korean. matplotlib's default font has no Hangul, so a Korean label
 needs a CJK font (Debian: `apt-get install fonts-noto-cjk`); without one, a figure falls back

@@ -16,57 +16,61 @@ The mask, the softmax and the weighted sum are the same for all of them (`attend
 """
 
 import math
+from collections.abc import Callable
+from typing import TypeVar
 
 import torch
-from torch import nn
+from jaxtyping import Float
+from torch import Tensor, nn
 
-from ..core.checks import Call, check_same_device, check_tensor, checked
-from ..core.errors import InputError, echo
 from .attention import Attention, BahdanauAttention
+from .rules import echo, require
+from .tensors import annotations_checked
+
+A = TypeVar("A", bound=type[Attention])
+
+# --8<-- [start:registry]
+SCORES: dict[str, type[Attention]] = {}
+"""Every attention, by the name of its score used in the pages, the CLI and the model config (`register_score`)."""
 
 
-def _check_dot(call: Call) -> None:
-    """Two float tensors (B, T, H) and (B, S, H) of one size H, on one device, of one dtype."""
-    query, keys = call.query, call.keys
-    sizes = check_tensor("query", query, ("B", "T", "Hq"), dtype="float")
-    sizes = check_tensor("keys", keys, ("B", "S", "Hk"), sizes, dtype="float")
-    check_same_device(query=query, keys=keys)
-    if query.dtype != keys.dtype:
-        raise InputError(f"query and keys must share a dtype, got {query.dtype} and {keys.dtype}")
-    if sizes["Hq"] != sizes["Hk"]:
-        raise InputError(f"dot_score needs query and keys of one size H, got {query.size(-1)} and {keys.size(-1)}")
+def register_score(name: str) -> Callable[[A], A]:
+    """Register an attention class under the name of its score: every attentional decoder can then use it."""
+
+    def register(attention: A) -> A:
+        SCORES[name] = attention
+        return attention
+
+    return register
 
 
-@checked(_check_dot)
+# --8<-- [end:registry]
+
+
+@annotations_checked
 # --8<-- [start:dot]
-def dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    """Luong's dot score, the inner product of the query with every key: (B, T, H) and (B, S, H) -> (B, T, S)."""
+def dot_score(query: Float[Tensor, "B T H"], keys: Float[Tensor, "B S H"]) -> Float[Tensor, "B T S"]:
+    """Luong's dot score, the inner product of the query with every key (one size H for both)."""
     return torch.bmm(query, keys.transpose(1, 2))  # (B, T, H) @ (B, H, S) -> (B, T, S)
 
 
+@register_score("dot")
 class DotAttention(Attention):
     """Dot-product attention: no parameters; the query and the keys share one size H."""
 
     def __init__(self, hidden_size: int) -> None:
         super().__init__(hidden_size, hidden_size, hidden_size)
 
-    def score(self, query: torch.Tensor, proj_keys: torch.Tensor) -> torch.Tensor:
+    def score(self, query: Float[Tensor, "B T H"], proj_keys: Float[Tensor, "B S H"]) -> Float[Tensor, "B T S"]:
         return dot_score(query, proj_keys)  # (B, T, S)
 
 
 # --8<-- [end:dot]
 
 
-def _check_scaled_dot(call: Call) -> None:
-    keys = call.keys
-    if isinstance(keys, torch.Tensor) and keys.dim() == 3 and keys.size(-1) == 0:
-        raise InputError("scaled_dot_score needs H >= 1, got keys with H=0")
-    _check_dot(call)
-
-
-@checked(_check_scaled_dot)
+@annotations_checked
 # --8<-- [start:scaled_dot]
-def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+def scaled_dot_score(query: Float[Tensor, "B T H"], keys: Float[Tensor, "B S H"]) -> Float[Tensor, "B T S"]:
     """The dot score divided by sqrt(H), the Transformer's scaling.
 
     With unit-variance entries a dot product of H terms has variance H; dividing by sqrt(H)
@@ -75,16 +79,18 @@ def scaled_dot_score(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
     return dot_score(query, keys) / math.sqrt(keys.size(-1))  # (B, T, S)
 
 
+@register_score("scaled_dot")
 class ScaledDotAttention(DotAttention):
     """`DotAttention` with the scaled dot score."""
 
-    def score(self, query: torch.Tensor, proj_keys: torch.Tensor) -> torch.Tensor:
+    def score(self, query: Float[Tensor, "B T H"], proj_keys: Float[Tensor, "B S H"]) -> Float[Tensor, "B T S"]:
         return scaled_dot_score(query, proj_keys)  # (B, T, S)
 
 
 # --8<-- [end:scaled_dot]
 
 
+@register_score("general")
 class GeneralAttention(DotAttention):
     """Luong's general (bilinear) score q^T W k, as an attention.
 
@@ -94,9 +100,6 @@ class GeneralAttention(DotAttention):
     Args:
         query_size: Hq.
         key_size: Hk; defaults to Hq.
-
-    Shapes:
-        query: (B, T, Hq); keys: (B, S, Hk); proj_keys: (B, S, Hq).
     """
 
     def __init__(self, query_size: int, key_size: int | None = None) -> None:
@@ -104,34 +107,17 @@ class GeneralAttention(DotAttention):
         self.W = nn.Linear(self.key_size, query_size, bias=False)  # W: (Hq, Hk)
 
     # --8<-- [start:general]
-    def project_keys(self, keys: torch.Tensor) -> torch.Tensor:
+    def project_keys(self, keys: Float[Tensor, "B S Hk"]) -> Float[Tensor, "B S Hq"]:
         return self.W(keys)  # (B, S, Hk) -> (B, S, Hq): W k for every key, once; the score is the dot score's
 
     # --8<-- [end:general]
 
 
-# --8<-- [start:registry]
-SCORES: dict[str, type[Attention]] = {
-    "dot": DotAttention,
-    "scaled_dot": ScaledDotAttention,
-    "general": GeneralAttention,
-    "additive": BahdanauAttention,
-}
-"""Every attention, by the name of its score used in the pages, the CLI and the model config."""
-# --8<-- [end:registry]
+register_score("additive")(BahdanauAttention)  # Bahdanau's, the first attention of the course
 
 
-def check_score_name(name: object) -> None:
-    """A key of `SCORES` (the one message for an unknown score, wherever a score is named)."""
-    if not isinstance(name, str) or name not in SCORES:
-        raise InputError(f"unknown score {echo(name)}; expected one of {', '.join(SCORES)}")
-
-
-@checked(lambda call: check_score_name(call.name))
+@annotations_checked
 def build_attention(name: str, hidden_size: int) -> Attention:
-    """The attention that scores with `name` (a key of `SCORES`), for queries and keys of size H.
-
-    Raises:
-        InputError: an unknown name, listing the known ones.
-    """
+    """The attention that scores with `name` (a key of `SCORES`), for queries and keys of size H."""
+    require(name in SCORES, f"unknown score {echo(name)}; expected one of {', '.join(SCORES)}")
     return SCORES[name](hidden_size)

@@ -36,14 +36,3 @@ SPLITS: dict[str, str] = {
 
 EVAL_SPLITS = ("test", "dev")
 """What a run is measured on: the test split, or the development split carved from training."""
-
-DECODER_SCORES: dict[str, tuple[str, ...]] = {
-    "gru": (),
-    "bahdanau": ("additive", "dot", "scaled_dot", "general"),
-    "luong": ("dot", "scaled_dot", "general", "additive"),
-}
-"""The names of the decoders and of the scores each may use (its default first), for the settings and
-``--help``: the names of the tables `DECODERS` and `SCORES`, which hold the classes (a test keeps them equal)."""
-
-SCORE_NAMES = ("dot", "scaled_dot", "general", "additive")
-"""The names of the score functions, in the order of `SCORES`."""

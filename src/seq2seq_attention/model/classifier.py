@@ -4,29 +4,32 @@ The attention module is the translator's `BahdanauAttention`, with a query of si
 final states of both directions) and keys of size 2H (the bidirectional outputs).
 """
 
+from typing import Annotated
+
 import torch
 import torch.nn.functional as F
-from torch import nn
+from jaxtyping import Float, Int64
+from torch import Tensor, nn
 
-from ..attention.attention import BahdanauAttention
-from ..core.batching import lengths_to_mask
-from ..core.checkpoint import register_task
-from ..core.checks import (
-    Call,
-    check_dropout,
-    check_parameter_budget,
-    check_size,
-    check_sizes,
-    check_tokens,
-    checked,
-)
-from ..core.errors import InputError, echo
-from ..core.rnn import run_packed
-from ..core.tokens import PAD_IDX
-from .config import CLASSIFIER_KINDS
+from .attention import BahdanauAttention
+from .names import CLASSIFIER_KINDS
+from .rules import MAX_SIZE, InputError, check_parameter_budget, echo, require
+from .tensors import Dropout, Size, annotations_checked, lengths_to_mask, run_packed, within
+from .tokens import PAD_IDX
 
 
-class SentimentClassifier(nn.Module):
+class Classifier(nn.Module):
+    """What both classifiers have: an embedding of one vocabulary, and the `config` a checkpoint saves."""
+
+    embedding: nn.Embedding
+
+    @property
+    def vocabulary_sizes(self) -> dict[str, int]:
+        """The vocabulary size the model was built for (checked against a checkpoint's vocabulary)."""
+        return {"source": self.embedding.num_embeddings}
+
+
+class SentimentClassifier(Classifier):
     """Embedding, two bidirectional LSTMs, Bahdanau attention, Dense(20, relu), Dropout, Dense(1).
 
     The query of the attention is the second LSTM's final states, forward and backward
@@ -43,27 +46,24 @@ class SentimentClassifier(nn.Module):
         dropout_p: dropout on the LSTMs' inputs and after the relu layer (course notes: 0.5).
         use_attention: False gives the baseline without attention.
 
-    Shapes:
-        input: (B, S) token indices, padded on the right with `PAD_IDX`.
-        lengths: (B,) long, the real lengths, each in [1, S].
-        logits: (B,), the score of "positive" before the sigmoid.
-        weights: (B, S), attention over the positions, exactly 0 on padding (None without attention).
+    `forward` takes token indices padded on the right with `PAD_IDX` and the real lengths, each in
+    [1, S]; it returns the score of "positive" before the sigmoid and the attention over the
+    positions, exactly 0 on padding (None without attention).
     """
 
+    @annotations_checked
     def __init__(
         self,
-        vocab_size: int,
-        embedding_size: int = 128,
-        hidden_size: int = 64,
-        attention_size: int = 64,
-        dense_size: int = 20,
-        dropout_p: float = 0.5,
+        vocab_size: Size,
+        embedding_size: Size = 128,
+        hidden_size: Size = 64,
+        attention_size: Size = 64,
+        dense_size: Size = 20,
+        dropout_p: Dropout = 0.5,
         use_attention: bool = True,
     ) -> None:
         super().__init__()
         self.config: dict = {}  # set by `build_classifier`: what a checkpoint saves to rebuild the model
-        sizes = dict(embedding_size=embedding_size, hidden_size=hidden_size, attention_size=attention_size)
-        check_sizes("SentimentClassifier", vocab_size=vocab_size, dense_size=dense_size, **sizes)
         # --8<-- [start:init]
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
         self.lstm1 = nn.LSTM(embedding_size, hidden_size, batch_first=True, bidirectional=True)
@@ -78,18 +78,11 @@ class SentimentClassifier(nn.Module):
         self.output = nn.Linear(dense_size, 1)
         # --8<-- [end:init]
 
-    @property
-    def vocabulary_sizes(self) -> dict[str, int]:
-        """The vocabulary size the model was built for (checked against a checkpoint's vocabulary)."""
-        return {"source": self.embedding.num_embeddings}
-
-    def _check_forward(self, call: Call) -> None:
-        input, lengths = call.input, call.lengths
-        check_tokens(self, input, lengths, self.embedding.num_embeddings)
-
-    @checked("_check_forward")
+    @annotations_checked
     # --8<-- [start:forward]
-    def forward(self, input: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward(
+        self, input: Int64[Tensor, "B S"], lengths: Int64[Tensor, " B"]
+    ) -> tuple[Float[Tensor, " B"], Float[Tensor, "B S"] | None]:
         mask = lengths_to_mask(lengths.to(input.device), input.size(1))  # (B, S)
 
         embedded = self.embedding(input)  # (B, S, E)
@@ -110,7 +103,7 @@ class SentimentClassifier(nn.Module):
     # --8<-- [end:forward]
 
 
-class MeanEmbeddingClassifier(nn.Module):
+class MeanEmbeddingClassifier(Classifier):
     """The simplest baseline: the average of the real tokens' embeddings, Dense(relu), Dense(1).
 
     Args:
@@ -119,56 +112,47 @@ class MeanEmbeddingClassifier(nn.Module):
         dense_size: units of the relu layer.
         dropout_p: dropout after the relu layer.
 
-    Shapes:
-        input: (B, S) token indices, padded on the right with `PAD_IDX`.
-        lengths: (B,) long, the real lengths, each in [1, S].
-        logits: (B,); weights: always None (this model has no attention).
+    `forward` takes what `SentimentClassifier.forward` takes; its weights are always None (this model
+    has no attention).
     """
 
-    def __init__(self, vocab_size: int, embedding_size: int = 128, dense_size: int = 20, dropout_p: float = 0.5):
+    @annotations_checked
+    def __init__(
+        self, vocab_size: Size, embedding_size: Size = 128, dense_size: Size = 20, dropout_p: Dropout = 0.5
+    ) -> None:
         super().__init__()
         self.config: dict = {}  # set by `build_classifier`
-        sizes = dict(vocab_size=vocab_size, embedding_size=embedding_size, dense_size=dense_size)
-        check_sizes("MeanEmbeddingClassifier", **sizes)
         self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=PAD_IDX)
         self.dense = nn.Linear(embedding_size, dense_size)
         self.dropout = nn.Dropout(dropout_p)
         self.output = nn.Linear(dense_size, 1)
 
-    @property
-    def vocabulary_sizes(self) -> dict[str, int]:
-        """The vocabulary size the model was built for."""
-        return {"source": self.embedding.num_embeddings}
-
-    def forward(self, input: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, None]:
-        sizes = check_tokens(self, input, lengths, self.embedding.num_embeddings)
+    @annotations_checked
+    def forward(self, input: Int64[Tensor, "B S"], lengths: Int64[Tensor, " B"]) -> tuple[Float[Tensor, " B"], None]:
         lengths = lengths.to(input.device)
-        mask = lengths_to_mask(lengths, sizes["S"])  # (B, S)
+        mask = lengths_to_mask(lengths, input.size(1))  # (B, S)
         embedded = self.embedding(input) * mask.unsqueeze(2)  # (B, S, E), zero on padding
         mean = embedded.sum(dim=1) / lengths.unsqueeze(1)  # (B, E)
         hidden = self.dropout(F.relu(self.dense(mean)))  # (B, 20)
         return self.output(hidden).squeeze(1), None  # (B,)
 
 
-def build_classifier(kind: str, vocab_size: int, **options: object) -> SentimentClassifier | MeanEmbeddingClassifier:
+@annotations_checked
+def build_classifier(
+    kind: str, vocab_size: Size, **options: Annotated[int | float, within(0, MAX_SIZE)]
+) -> SentimentClassifier | MeanEmbeddingClassifier:
     """A classifier of the given kind (`CLASSIFIER_KINDS`) with the course notes' sizes unless overridden.
 
     The model's `config` (saved in checkpoints) records the kind, the vocabulary size and the options.
 
     Raises:
-        InputError: an unknown kind, an option the kind does not take, or a size outside [1, 2^20].
+        InputError: an unknown kind, an option the kind does not take, a size outside [1, 2^20] or a dropout
+            outside [0, 1).
     """
-    if kind not in CLASSIFIER_KINDS:
-        raise InputError(f"unknown classifier kind {echo(kind)}; choose from {list(CLASSIFIER_KINDS)}")
-    for name, value in {"vocab_size": vocab_size, **options}.items():
-        if name.endswith("_size"):
-            check_size(name, value)
+    require(kind in CLASSIFIER_KINDS, f"unknown classifier kind {echo(kind)}; choose from {list(CLASSIFIER_KINDS)}")
     sizes = {"embedding_size": 128, "hidden_size": 64, "attention_size": 64, "dense_size": 20, **options}
-    E, H = sizes["embedding_size"], sizes["hidden_size"]
-    check_parameter_budget(
-        f"a {kind} classifier", vocab_size * E + 8 * H * (E + 3 * H) + 12 * H * sizes["attention_size"]
-    )
-    check_dropout("dropout_p", options.get("dropout_p", 0.5))
+    E, H, A = sizes["embedding_size"], sizes["hidden_size"], sizes["attention_size"]
+    check_parameter_budget(f"a {kind} classifier", vocab_size * E + 8 * H * (E + 3 * H) + 12 * H * A)
     try:
         if kind == "mean":
             model = MeanEmbeddingClassifier(vocab_size, **options)
@@ -178,6 +162,3 @@ def build_classifier(kind: str, vocab_size: int, **options: object) -> Sentiment
         raise InputError(f"a {kind!r} classifier does not take {echo(sorted(options))}: {error}") from None
     model.config = {"task": "sentiment", "kind": kind, "vocab_size": vocab_size, **options}
     return model
-
-
-register_task("sentiment", build_classifier, "a sentiment classifier")

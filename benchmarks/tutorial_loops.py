@@ -1,4 +1,5 @@
-"""The seeds' own training loops, re-implemented faithfully for timing and for an equal-time comparison.
+"""The tutorial's own training loops (the notes' per-sentence loop and the PyTorch tutorial's batched one),
+re-implemented faithfully for timing and for an equal-time comparison.
 
 * `PerSentenceTrainer`: seed 001's loop. One pair per step, SGD (lr 0.01, one optimizer per
   module), teacher forcing, the encoder called once per source word and the decoder once per
@@ -19,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from seq2seq_attention.core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
+from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 
 MAX_LENGTH = 10
 """The tutorial's (and seed 000's) `MAX_LENGTH = 10`: sources and targets are padded to it and the decoder

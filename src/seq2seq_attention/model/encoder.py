@@ -1,13 +1,13 @@
 """The encoder: token indices to one hidden state per source position."""
 
 import torch
-from torch import nn
+from jaxtyping import Float, Int64
+from torch import Tensor, nn
 
-from ..core.checks import Call, check_sizes, check_tokens, checked
-from ..core.errors import InputError
-from ..core.rnn import run_packed
-from ..core.tokens import PAD_IDX
 from .defaults import DROPOUT
+from .rules import require
+from .tensors import Dropout, Size, annotations_checked, run_packed
+from .tokens import PAD_IDX
 
 
 class EncoderRNN(nn.Module):
@@ -21,20 +21,17 @@ class EncoderRNN(nn.Module):
             states are concatenated, so that each position's state (still H wide) sees the
             whole sentence; the first state of the decoder is [forward's last; backward's last].
 
-    Shapes:
-        input: (B, S) token indices, padded with `PAD_IDX`.
-        lengths: (B,) real lengths, optional. With it, the GRU never reads padding:
-            padded positions of `outputs` are zero and `hidden` is the state after each
-            sentence's last real token.
-        outputs: (B, S, H), one state per source position (the attention's keys).
-        hidden: (1, B, H), the last state (the decoder's first state).
+    `forward` takes token indices padded with `PAD_IDX` and, optionally, the real lengths. With
+    them, the GRU never reads padding: padded positions of the outputs are zero and the last
+    state is the state after each sentence's last real token. The outputs are the attention's
+    keys; the last state is the decoder's first state.
     """
 
+    @annotations_checked
     def __init__(
-        self, input_size: int, hidden_size: int, dropout_p: float = DROPOUT, bidirectional: bool = False
+        self, input_size: Size, hidden_size: Size, dropout_p: Dropout = DROPOUT, bidirectional: bool = False
     ) -> None:
         super().__init__()
-        check_sizes("EncoderRNN", input_size=input_size, hidden_size=hidden_size)
         check_bidirectional(hidden_size, bidirectional)
         self.hidden_size = hidden_size
         self.bidirectional = bidirectional
@@ -43,13 +40,11 @@ class EncoderRNN(nn.Module):
         self.gru = nn.GRU(hidden_size, hidden_size // directions, batch_first=True, bidirectional=bidirectional)
         self.dropout = nn.Dropout(dropout_p)
 
-    def _check_forward(self, call: Call) -> None:
-        input, lengths = call.input, call.lengths
-        check_tokens(self, input, lengths, self.embedding.num_embeddings)
-
-    @checked("_check_forward")
+    @annotations_checked
     # --8<-- [start:forward]
-    def forward(self, input: torch.Tensor, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, input: Int64[Tensor, "B S"], lengths: Int64[Tensor, " B"] | None = None
+    ) -> tuple[Float[Tensor, "B S H"], Float[Tensor, "1 B H"]]:
         embedded = self.dropout(self.embedding(input))  # (B, S, H)
         if lengths is None:
             outputs, hidden = self.gru(embedded)  # (B, S, H), (D, B, H/D): D directions
@@ -61,8 +56,8 @@ class EncoderRNN(nn.Module):
 
 
 # --8<-- [start:join_directions]
-def join_directions(hidden: torch.Tensor) -> torch.Tensor:
-    """The last states of D directions (D, B, H/D) side by side as one state (1, B, H); unchanged for D = 1."""
+def join_directions(hidden: Float[Tensor, "D B Hd"]) -> Float[Tensor, "1 B H"]:
+    """The last states of D directions (each H/D wide) side by side as one state; unchanged for D = 1."""
     if hidden.size(0) == 1:
         return hidden  # (1, B, H)
     return torch.cat(tuple(hidden), dim=-1).unsqueeze(0)  # (1, B, H): [forward; backward]
@@ -72,10 +67,6 @@ def join_directions(hidden: torch.Tensor) -> torch.Tensor:
 
 
 def check_bidirectional(hidden_size: int, bidirectional: bool) -> None:
-    """The rule of a bidirectional encoder: its two directions split H, so H must be even.
-
-    Raises:
-        InputError: an odd H for a bidirectional encoder.
-    """
-    if bidirectional and hidden_size % 2:
-        raise InputError(f"a bidirectional encoder splits H in two halves; H must be even, got {hidden_size}")
+    """The rule of a bidirectional encoder: its two directions split H, so H must be even."""
+    even = not bidirectional or (type(hidden_size) is int and hidden_size % 2 == 0)
+    require(even, f"a bidirectional encoder splits H in two halves; H must be even, got {hidden_size}")

@@ -15,8 +15,3 @@ EOS_IDX = 2
 UNK_IDX = 3
 
 SPECIAL_TOKENS = (PAD_TOKEN, SOS_TOKEN, EOS_TOKEN, UNK_TOKEN)
-
-DROPPED_CATEGORIES = ("Mn", "Cf")
-"""The Unicode categories both tasks drop from a sentence, after decomposing it (NFD), before cutting it into words:
-combining marks (the accents of "cliché" and "naïve", whether typed composed or decomposed) and invisible format
-characters (zero-width joiner and space, soft hyphen, byte-order mark), so that "go\u200dod" reads as "good"."""

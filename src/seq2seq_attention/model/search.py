@@ -3,43 +3,42 @@
 The loops drive any step function with the decoders' interface (`Step`: a `StepDecoder`'s
 `forward_step`, or the exported graphs' adapter) and a state with `keys` and `select`; they import
 no decoder (the decoders import no search either: a decoder's `forward` is the training loop), and
-`Seq2Seq.forward` without a target decodes through `greedy_search` too. What a user passes in is
-checked by the `_check_*` function just above each loop, where the user calls (`checked`); sentences
-are turned into batches by `translator.py`.
+`Seq2Seq.forward` without a target decodes through `greedy_search` too. Sentences are turned into
+batches, and the search's numbers checked, by the translator.
 """
 
-import math
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Annotated, Protocol, runtime_checkable
 
 import torch
+from jaxtyping import Float, Int64
+from torch import Tensor
 
-from ..core.checks import Call, check_count, check_tensor, check_tokens, checked, is_number
-from ..core.errors import InputError, echo
-from ..core.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from .defaults import MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS
+from .tensors import annotations_checked, within
+from .tokens import EOS_IDX, PAD_IDX, SOS_IDX
 
 if TYPE_CHECKING:  # names for the annotations only: this module runs without the decoders and the model
     from .decoders import DecoderState
-    from .model import Seq2Seq
+    from .seq2seq import Seq2Seq
+
+Steps = Annotated[int, within(1, MAX_STEPS)]
+"""How many steps a search may take (`max_length`)."""
+Beams = Annotated[int, within(1, MAX_BEAM)]
+"""How many hypotheses a beam search keeps per sentence (`beam_size`)."""
+LengthPenalty = Annotated[float | int, within(-MAX_LENGTH_PENALTY, MAX_LENGTH_PENALTY)]
+"""Beam search's alpha (a finite number: `nan` lies in no range)."""
 
 
-def check_length_penalty(length_penalty: object) -> None:
-    """Beam search's alpha: a finite number in [-`MAX_LENGTH_PENALTY`, `MAX_LENGTH_PENALTY`]."""
-    if not is_number(length_penalty):
-        raise InputError(f"length_penalty must be a number, got {echo(length_penalty)}")
-    if not math.isfinite(length_penalty) or abs(length_penalty) > MAX_LENGTH_PENALTY:
-        bound = f"{MAX_LENGTH_PENALTY:g}"
-        raise InputError(f"length_penalty must be a finite number in [-{bound}, {bound}], got {length_penalty}")
+@runtime_checkable
+class SearchState(Protocol):
+    """What the loops read of a decoder's state (a `DecoderState`): the keys and `select`."""
+
+    keys: Tensor
+
+    def select(self, rows: Tensor) -> "SearchState": ...
 
 
-def check_steps(max_length: object, beam_size: object = 1, length_penalty: object = 1.0) -> None:
-    """A search's numbers: `max_length` in [1, `MAX_STEPS`], `beam_size` in [1, `MAX_BEAM`], a finite
-    `length_penalty` (the defaults: a greedy search, with nothing to check for a beam)."""
-    check_length_penalty(length_penalty)
-    check_count("max_length", max_length, MAX_STEPS)
-    check_count("beam_size", beam_size, MAX_BEAM)
-
-
+@runtime_checkable
 class Step(Protocol):
     """The decoder's step interface: `forward_step` of a `StepDecoder`, or of the exported graphs' adapter."""
 
@@ -48,35 +47,18 @@ class Step(Protocol):
     ) -> tuple[torch.Tensor, "DecoderState", torch.Tensor | None]: ...
 
 
-def _check_greedy_search(call: Call) -> None:
-    state, max_length, prefix = call.state, call.max_length, call.prefix
-    max_length = MAX_LENGTH if max_length is None else max_length
-    check_steps(max_length)
-    if prefix is None:
-        return
-    sizes = check_tensor("prefix", prefix, ("B", "P"), {"B": state.keys.size(0)}, dtype="long")
-    if sizes["P"] > max_length:
-        raise InputError(f"prefix must have at most max_length={max_length} words, got P={sizes['P']}")
-
-
-@checked(_check_greedy_search)
+@annotations_checked
 # --8<-- [start:greedy_search]
 def greedy_search(
-    step: Step, state: "DecoderState", max_length: int = MAX_LENGTH, prefix: torch.Tensor | None = None
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, "DecoderState"]:
+    step: Step, state: SearchState, max_length: Steps = MAX_LENGTH, prefix: Int64[Tensor, "B P"] | None = None
+) -> tuple[Int64[Tensor, "B T"], Float[Tensor, "B T V"], Float[Tensor, "B T S"] | None, SearchState]:
     """Feed each step's most likely word back in, until every sentence has said `<eos>`.
 
     The one free-running loop of the package: `greedy_decode`, a `Seq2Seq` called without a
     target and the exported graphs all decode through it. With a `prefix`, its P words are
     the first P outputs whatever the model prefers (teacher forcing by hand, as on the live
-    page), and the model continues greedily from there.
-
-    Shapes:
-        state: a `DecoderState` of B sentences (`init_state`).
-        prefix: (B, P) long, P <= max_length, the forced first words; optional.
-        tokens: (B, T) long, T <= max_length; each row ends at its first `<eos>`, then `PAD_IDX`.
-        logits: (B, T, V), the logits of every step.
-        attentions: (B, T, S), or None for a decoder without attention.
+    page), and the model continues greedily from there (P <= max_length). The tokens (T <= max_length)
+    end at each row's first `<eos>`, then `PAD_IDX`; the attentions are None for a decoder without attention.
     """
     batch_size, device = state.keys.size(0), state.keys.device
     forced = 0 if prefix is None else prefix.size(1)  # P
@@ -103,12 +85,6 @@ def greedy_search(
 # --8<-- [end:greedy_search]
 
 
-def _check_beam_search(call: Call) -> None:
-    beam_size, max_length, length_penalty = call.beam_size, call.max_length, call.length_penalty
-    check_steps(MAX_LENGTH if max_length is None else max_length, beam_size, length_penalty)
-
-
-@checked(_check_beam_search)
 # --8<-- [start:beam_search]
 def beam_search(
     step: Step,
@@ -116,7 +92,7 @@ def beam_search(
     beam_size: int = 5,
     max_length: int = MAX_LENGTH,
     length_penalty: float = 1.0,
-) -> tuple[torch.Tensor, torch.Tensor]:
+) -> tuple[Int64[Tensor, "B T"], Float[Tensor, " B"]]:
     """Keep the `beam_size` most likely prefixes of every sentence, all sentences in one batch.
 
     At each step every live prefix is extended by every word; the `beam_size` best-scoring
@@ -126,12 +102,8 @@ def beam_search(
     that short translations are not preferred just because they multiply fewer
     probabilities. A sentence is done once it has `beam_size` finished hypotheses; one that
     has none after `max_length` steps takes its best live prefix. With ``beam_size=1`` this is
-    exactly `greedy_search`.
-
-    Shapes:
-        state: a `DecoderState` of B sentences (`init_state`).
-        tokens: (B, T) long, T <= max_length; each row ends at its `<eos>`, then `PAD_IDX`.
-        scores: (B,) the chosen hypotheses' length-normalised log-probabilities.
+    exactly `greedy_search`. Returns each sentence's tokens (T <= max_length, ending at its `<eos>`,
+    then `PAD_IDX`) and its chosen hypothesis's length-normalised log-probability.
     """
     B, k, device = state.keys.size(0), beam_size, state.keys.device
     state = state.select(torch.arange(B, device=device).repeat_interleave(k))  # (B*k) rows: k per sentence
@@ -188,35 +160,22 @@ def beam_search(
 # --8<-- [end:beam_search]
 
 
-def _check_decode(call: Call) -> None:
-    """`greedy_decode`'s and `beam_search_decode`'s arguments, with what the encoder reads checked here once."""
-    source, lengths, model, max_length = call.source, call.lengths, call.model, call.max_length
-    sizes = check_tensor("source", source, ("B", "S"), dtype="long")
-    beam = {name: call[name] for name in ("beam_size", "length_penalty") if name in call}  # beam search's only
-    check_steps(MAX_LENGTH if max_length is None else max_length, **beam)
-    if sizes["B"] == 0:
-        raise InputError("source must hold at least one sentence, got B=0")
-    check_tensor("lengths", lengths, (sizes["B"],), dtype="long")
-    check_tokens(model.encoder, source, lengths, model.encoder.embedding.num_embeddings)
-
-
-@checked(_check_decode)
+@annotations_checked
 # --8<-- [start:greedy]
 @torch.inference_mode()
 def greedy_decode(
-    model: "Seq2Seq", source: torch.Tensor, lengths: torch.Tensor, max_length: int = MAX_LENGTH
-) -> tuple[torch.Tensor, torch.Tensor | None]:
+    model: "Seq2Seq", source: Int64[Tensor, "B S"], lengths: Int64[Tensor, " B"], max_length: Steps = MAX_LENGTH
+) -> tuple[Int64[Tensor, "B T"], Float[Tensor, "B T S"] | None]:
     """Greedy translation of a batch: encode, then `greedy_search` with the model's decoder.
 
     Args:
         model: a trained `Seq2Seq` (call `model.eval()` first: dropout stays on otherwise).
-        source: (B, S) long, padded source indices.
-        lengths: (B,) long, the real source lengths.
+        source: padded source indices.
+        lengths: the real source lengths.
         max_length: at most this many steps (`<eos>` included).
 
-    Shapes:
-        tokens: (B, T) long, T <= max_length; each row ends at its first `<eos>`, then `PAD_IDX`.
-        attentions: (B, T, S) attention weights, or None for a decoder without attention.
+    Returns the tokens, each row ending at its first `<eos>`, then `PAD_IDX`, and the attention
+    weights (None for a decoder without attention).
     """
     state = model.decoder.init_state(*model.encode(source, lengths))  # keys projected once
     tokens, _, attentions, _ = greedy_search(model.decoder.forward_step, state, max_length)  # (B, T), (B, T, S)
@@ -226,30 +185,29 @@ def greedy_decode(
 # --8<-- [end:greedy]
 
 
-@checked(_check_decode)
+@annotations_checked
 # --8<-- [start:beam]
 @torch.inference_mode()
 def beam_search_decode(
     model: "Seq2Seq",
-    source: torch.Tensor,
-    lengths: torch.Tensor,
-    beam_size: int = 5,
-    max_length: int = MAX_LENGTH,
-    length_penalty: float = 1.0,
-) -> tuple[torch.Tensor, torch.Tensor]:
+    source: Int64[Tensor, "B S"],
+    lengths: Int64[Tensor, " B"],
+    beam_size: Beams = 5,
+    max_length: Steps = MAX_LENGTH,
+    length_penalty: LengthPenalty = 1.0,
+) -> tuple[Int64[Tensor, "B T"], Float[Tensor, " B"]]:
     """Beam-search translation of a batch: encode, then `beam_search` with the model's decoder.
 
     Args:
         model: a trained `Seq2Seq` (in eval mode).
-        source: (B, S) long, padded source indices.
-        lengths: (B,) long, the real source lengths.
+        source: padded source indices.
+        lengths: the real source lengths.
         beam_size: k, the prefixes kept per sentence; 1 gives `greedy_decode`'s tokens.
         max_length: at most this many steps (`<eos>` included).
         length_penalty: alpha; 0 compares raw log-probabilities, 1 per-word averages.
 
-    Shapes:
-        tokens: (B, T) long, T <= max_length; each row ends at its `<eos>`, then `PAD_IDX`.
-        scores: (B,) the chosen hypotheses' length-normalised log-probabilities.
+    Returns the tokens, each row ending at its `<eos>`, then `PAD_IDX`, and the chosen
+    hypotheses' length-normalised log-probabilities.
     """
     state = model.decoder.init_state(*model.encode(source, lengths))  # keys projected once
     return beam_search(model.decoder.forward_step, state, beam_size, max_length, length_penalty)  # (B, T), (B,)
