@@ -16,8 +16,8 @@ import torch
 
 from ..core.batching import DECODE_BATCH_SIZE, collate
 from ..core.checkpoint import Checkpoint, load_checkpoint
-from ..core.checks import Call, check_count, checked, checks_of, is_number
-from ..core.config import saved_setting
+from ..core.checks import Call, check_count, checked, checks_of
+from ..core.config import is_number, saved_setting
 from ..core.errors import InputError, echo
 from ..core.vocabulary import Vocabularies
 from ..model.search import MAX_BEAM, MAX_LENGTH, MAX_LENGTH_PENALTY, MAX_STEPS, beam_search_decode, greedy_decode
