@@ -53,7 +53,8 @@ from .search import MAX_LENGTH, beam_search_decode, greedy_decode
 from .translator import check_translator, load_translator
 
 IR_VERSION = 9
-"""The newest ONNX IR version the vendored onnxruntime-web (1.17.3) reads; opset 20 fits it."""
+"""The newest ONNX IR version onnxruntime-web 1.17.3 reads (the runtime the live page used before `weights.bin`);
+opset 20 fits it."""
 
 SMALL = 64
 """Initializers with fewer elements stay float32: not worth a Cast node."""
