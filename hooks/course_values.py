@@ -65,8 +65,7 @@ COMMANDS = {
         for name in ("joey-transformer", "joey-recurrent")
     },
     PACKAGED: "scripts/train_seq2seq.sh {name}",
-    LIVE: "python -m seq2seq_attention.translation.export --out docs/assets/live --overwrite "
-    "(docs/live.md: the Luong weights)",
+    LIVE: "seq2seq-attention export-weights --out docs/assets/live --overwrite (docs/live.md: the Luong weights)",
 }
 """How each file is re-created (results/*/README.md says the same)."""
 

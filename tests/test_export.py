@@ -104,3 +104,57 @@ def test_export_onnx_refuses_a_folder_name_too_long_before_writing(tmp_path):
     with pytest.raises(InputError, match="out '.*: the name 'a+… is 300 bytes long; names here hold at most"):
         export_onnx(tiny_translator(), tiny_vocabs(), tmp_path / ("a" * 300))
     assert list(tmp_path.iterdir()) == []
+
+
+# `seq2seq-attention export-weights`: the live page's files ------------------------------------------------------
+
+
+def _refused(argv: list[str], capsys: pytest.CaptureFixture) -> str:
+    """The one line `argv` is refused with (exit code 2, from the command or from argparse)."""
+    from seq2seq_attention.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and captured.err.count("\n") == 1, (code, captured)
+    return captured.err
+
+
+@pytest.mark.slow
+def test_export_weights_writes_the_shipped_files_and_refuses_to_replace_them_without_overwrite(tmp_path, capsys):
+    from seq2seq_attention.cli import main
+
+    out = tmp_path / "live"
+    assert main(["export-weights", "--out", str(out)]) == 0
+    names = ("weights.bin", "vocabularies.json", "sentences.json")
+    assert [line.split(" (")[0] for line in capsys.readouterr().out.splitlines()] == [
+        f"wrote {out / name}" for name in names
+    ]
+    assert all((out / name).read_bytes() == (LIVE / name).read_bytes() for name in names)
+    err = _refused(["export-weights", "--out", str(out)], capsys)
+    assert f"--out '{out}' already holds a weights export; pass --overwrite to replace it" in err
+
+
+def test_export_weights_refuses_an_existing_export_a_long_path_and_an_unknown_model_before_any_work(tmp_path, capsys):
+    (tmp_path / "done").mkdir()
+    (tmp_path / "done" / "weights.bin").write_bytes(b"x")
+    err = _refused(["export-weights", "--out", str(tmp_path / "done")], capsys)
+    assert err == (
+        f"seq2seq-attention export-weights: error: --out '{tmp_path / 'done'}' already holds a weights export; "
+        "pass --overwrite to replace it\n"
+    )
+    (tmp_path / "onnx").mkdir()
+    (tmp_path / "onnx" / "encoder.onnx").write_bytes(b"x")
+    err = _refused(["export-weights", "--out", str(tmp_path / "onnx"), "--overwrite"], capsys)
+    assert "holds an ONNX export, not a weights export; refusing to replace it" in err
+    (tmp_path / "clash" / "sentences.json").mkdir(parents=True)
+    (tmp_path / "clash" / "weights.bin").write_bytes(b"x")
+    err = _refused(["export-weights", "--out", str(tmp_path / "clash"), "--overwrite"], capsys)
+    assert "sentences.json is a directory where the export's file should go" in err
+    err = _refused(["export-weights", "--out", str(tmp_path / ("a" * 300))], capsys)
+    assert "is 300 bytes long; names here hold at most" in err
+    err = _refused(["export-weights", "--model", "gru", "--out", str(tmp_path / "new")], capsys)
+    assert "invalid choice: 'gru' (choose from 'bahdanau', 'bahdanau-bi')" in err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["clash", "done", "onnx"]

@@ -832,13 +832,13 @@ class _Overlay(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def eight_word_weights(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, Path]:
-    """`python -m seq2seq_attention.translation.export` run in a fresh Python (src/ first on its path) on
+    """`seq2seq-attention export-weights` run in a fresh Python (src/ first on its path) on
     `live_support.checkpoint_with_max_words(..., 8)`: what the command did and its `--out` folder."""
     folder = tmp_path_factory.mktemp("eight-word-weights")
     checkpoint = checkpoint_with_max_words(folder / "eight", 8)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
     result = subprocess.run(
-        [sys.executable, "-m", "seq2seq_attention.translation.export", "--checkpoint", str(checkpoint),
+        [sys.executable, "-m", "seq2seq_attention.cli", "export-weights", "--checkpoint", str(checkpoint),
          "--out", str(folder / "out")],
         capture_output=True, text=True, env=env, timeout=600,
     )  # fmt: skip
