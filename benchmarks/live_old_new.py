@@ -6,7 +6,8 @@
 The new page is this checkout's built site. The old page is the same built site with the live page's assets and
 its HTML block (from the preload links to the live.js script tag, raw HTML in docs/live.md, so rendered as written)
 taken from `--old-ref` with `git show` (default: OLD_REF, main's last commit whose page ran onnxruntime-web's WASM
-runtime on the ONNX graphs; both have since left the repository). Both
+runtime on the ONNX graphs; both have since left the repository), and without the new page's hold on the search
+index (overrides/main.html: on the live page the index waits for the first translation). Both
 are served on 127.0.0.1 and opened in headless Chromium with the HTTP cache off, so each load downloads everything:
 
 - bytes before the first translation: the `encodedBodySize` of every request that started before the Bahdanau
@@ -24,6 +25,7 @@ Times depend on the machine and its load (the load average is printed): compare 
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -86,7 +88,9 @@ def old_site(new: Path, out: Path, ref: str) -> Path:
     old_block = page[page.index(OLD_BLOCK[0]) : page.index(OLD_BLOCK[1]) + len(OLD_BLOCK[1])]
     html = (out / "live.html").read_text(encoding="utf-8")
     start, end = html.index(NEW_BLOCK[0]), html.index(NEW_BLOCK[1]) + len(NEW_BLOCK[1])
-    (out / "live.html").write_text(html[:start] + old_block + html[end:], encoding="utf-8")
+    html = html[:start] + old_block + html[end:]
+    gate = re.search(r'\s*<script id="live-search-gate">.*?</script>', html, re.S)  # overrides/main.html's, not old
+    (out / "live.html").write_text(html[: gate.start()] + html[gate.end() :] if gate else html, encoding="utf-8")
     return out
 
 
