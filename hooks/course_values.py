@@ -142,7 +142,9 @@ def _compare(values: dict[str, str], root: Path) -> None:
             values[f"bleu_{name}_compare_h128_seed{seed}_test"] = score(value)
         values[f"exact_{name}_compare_h128_test"] = percent(model["exact_match"])
         if decoder != "gru":
-            values[f"peak_{name}_compare_h128_test"] = f"{model['mean_max_weight']:.3f}"  # as the comparison table prints it
+            values[f"peak_{name}_compare_h128_test"] = (
+                f"{model['mean_max_weight']:.3f}"  # as the comparison table prints it
+            )
     values["batch_compare_h128"] = str(settings["batch_size"])
     values["learning_rate_compare_h128"] = f"{settings['learning_rate']:g}"
     values["teacher_forcing_percent_compare_h128"] = percent(settings["teacher_forcing_ratio"], 0)
