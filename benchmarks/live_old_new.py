@@ -5,7 +5,9 @@
 
 The new page is this checkout's built site. The old page is the same built site with the live page's assets and
 its HTML block (from the preload links to the live.js script tag, raw HTML in docs/live.md, so rendered as written)
-taken from `--old-ref` (default: main) with `git show`: onnxruntime-web's WASM runtime and the ONNX graphs. Both
+taken from `--old-ref` with `git show` (default: OLD_REF, main's last commit whose page ran onnxruntime-web's WASM
+runtime on the ONNX graphs; both have since left the repository), and without the new page's hold on the search
+index (overrides/main.html: on the live page the index waits for the first translation). Both
 are served on 127.0.0.1 and opened in headless Chromium with the HTTP cache off, so each load downloads everything:
 
 - bytes before the first translation: the `encodedBodySize` of every request that started before the Bahdanau
@@ -23,6 +25,7 @@ Times depend on the machine and its load (the load average is printed): compare 
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -38,6 +41,8 @@ from site_support import chromium  # noqa: E402  (the test suite's Chromium)
 
 from benchmarks.live_page import build_site, serve  # noqa: E402
 
+OLD_REF = "00799c5118d8f2391c70fd93971db2f4a22a746a"
+"""The last commit of main before the plain-JavaScript page (issue 51) was merged."""
 OLD_ASSETS = ("docs/assets/live", "docs/assets/onnxruntime-web", "docs/assets/javascripts", "docs/assets/stylesheets")
 NEW_BLOCK = ("<script>\n  // The first translation's files", '<script src="assets/javascripts/live.js"></script>')
 OLD_BLOCK = ('<link rel="preload"', '<script src="assets/javascripts/live.js"></script>')
@@ -83,7 +88,9 @@ def old_site(new: Path, out: Path, ref: str) -> Path:
     old_block = page[page.index(OLD_BLOCK[0]) : page.index(OLD_BLOCK[1]) + len(OLD_BLOCK[1])]
     html = (out / "live.html").read_text(encoding="utf-8")
     start, end = html.index(NEW_BLOCK[0]), html.index(NEW_BLOCK[1]) + len(NEW_BLOCK[1])
-    (out / "live.html").write_text(html[:start] + old_block + html[end:], encoding="utf-8")
+    html = html[:start] + old_block + html[end:]
+    gate = re.search(r'\s*<script id="live-search-gate">.*?</script>', html, re.S)  # overrides/main.html's, not old
+    (out / "live.html").write_text(html[: gate.start()] + html[gate.end() :] if gate else html, encoding="utf-8")
     return out
 
 
@@ -152,7 +159,9 @@ def parity_ids() -> list[list[int]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, default=None, help="a built site of this checkout (default: build one)")
-    parser.add_argument("--old-ref", default="main", help="the git ref whose live page is the old one (default: main)")
+    parser.add_argument(
+        "--old-ref", default=OLD_REF, help="the git ref whose live page is the old one (default: the last ONNX page)"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="cold loads from the local server per page (default: 3)")
     parser.add_argument(
         "--throttled-rounds", type=int, default=1, help="cold loads at --throttle per page (default: 1)"
@@ -188,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         ("decoding step, Luong, ms", f"{old['step_ms']['luong']:.3f}", f"{new['step_ms']['luong']:.3f}"),
     ]  # fmt: skip
     width = max(len(row[0]) for row in rows)
-    print(f"\n{'':<{width}}  {'old (' + args.old_ref + ')':>14}  {'new':>12}  new/old")
+    print(f"\n{'':<{width}}  {'old (' + args.old_ref[:7] + ')':>14}  {'new':>12}  new/old")
     for (label, before, after), ratio in zip(
         rows,
         [

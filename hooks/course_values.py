@@ -45,7 +45,6 @@ PROFILE = "results/performance/profile.json"
 ONE_PATH = "results/performance/one_path.json"
 PACKAGED = "src/seq2seq_attention/pretrained/{name}/checkpoint.json"
 LIVE = "docs/assets/live"
-LIVE_RUNTIME = "docs/assets/onnxruntime-web/ort-wasm.wasm"
 
 COMMANDS = {
     COMPARE: "python scripts/compare_attention.py --epochs 30 --time-budget 240 --hidden-size 128 --batch-size 64 "
@@ -66,8 +65,7 @@ COMMANDS = {
         for name in ("joey-transformer", "joey-recurrent")
     },
     PACKAGED: "scripts/train_seq2seq.sh {name}",
-    LIVE: "seq2seq-attention export-onnx --out docs/assets/live --overwrite (docs/live.md: the Luong graphs)",
-    LIVE_RUNTIME: "copy ort-wasm.wasm of onnxruntime-web 1.17.3 from npm (README)",
+    LIVE: "seq2seq-attention export-weights --out docs/assets/live --overwrite (docs/live.md: the Luong weights)",
 }
 """How each file is re-created (results/*/README.md says the same)."""
 
@@ -437,9 +435,10 @@ def _paired(values: dict[str, str], label: str, differences: list[float], mean: 
         values[f"diff_{bound}_{label}"] = f"{value:+.2f}"
 
 
-LIVE_FIRST_FILES = ("encoder.onnx", "step.onnx", "vocabularies.json", "sentences.json")
-"""What the live page needs before its first translation, besides the runtime (its `data-first-files`)."""
-LIVE_LUONG_FILES = ("luong/encoder.onnx", "luong/step.onnx")
+LIVE_FIRST_FILES = ("weights.bin", "vocabularies.json", "sentences.json")
+"""What the live page downloads for its first translation (its `data-first-files`), besides its scripts."""
+LIVE_LUONG_FILES = ("luong/weights.bin",)
+"""What it downloads after the first translation (its `data-luong-files`)."""
 
 
 def _file_bytes(relative: str, command: str, root: Path) -> int:
@@ -454,15 +453,9 @@ def _file_bytes(relative: str, command: str, root: Path) -> int:
 
 
 def _live(values: dict[str, str], root: Path) -> None:
-    """The sizes of what the live page downloads: the committed runtime and exported graphs (MB = 10^6 bytes)."""
-    runtime = _file_bytes(LIVE_RUNTIME, COMMANDS[LIVE_RUNTIME], root)
-    first = {name: _file_bytes(f"{LIVE}/{name}", COMMANDS[LIVE], root) for name in LIVE_FIRST_FILES}
-    luong = sum(_file_bytes(f"{LIVE}/{name}", COMMANDS[LIVE], root) for name in LIVE_LUONG_FILES)
-    values["mb_runtime_live"] = f"{runtime / 1e6:.1f}"
-    values["mb_first_translation_live"] = f"{(runtime + sum(first.values())) / 1e6:.1f}"
-    values["mb_luong_live"] = f"{luong / 1e6:.1f}"
-    values["mb_runtime_and_models_live"] = f"{(runtime + sum(first.values()) + luong) / 1e6:.1f}"
-    values["kb_sentences_live"] = f"{first['sentences.json'] / 1e3:.0f}"
+    """The size of the live page's sentence list, once every file the page downloads is there and not empty."""
+    sizes = {name: _file_bytes(f"{LIVE}/{name}", COMMANDS[LIVE], root) for name in LIVE_FIRST_FILES + LIVE_LUONG_FILES}
+    values["kb_sentences_live"] = f"{sizes['sentences.json'] / 1e3:.0f}"
 
 
 def values(root: Path = ROOT) -> dict[str, str]:

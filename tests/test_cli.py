@@ -431,7 +431,7 @@ def test_every_unicode_line_separator_stays_inside_its_line(separator, capsys, m
 COMMANDS = ["train", "translate", "export-onnx", "plot-attention", "sentiment-train", "sentiment-predict"]
 
 
-COMMANDS += ["sentiment-attention-figure", "models"]
+COMMANDS += ["sentiment-attention-figure", "models", "export-weights"]
 
 
 def test_the_command_list_is_every_command(capsys):
@@ -464,4 +464,4 @@ def test_every_help_states_the_ranges_its_command_enforces(command, capsys):
             found = re.search(r"must lie in ([\[(][^\])]*[\])])", err)
             assert found, (command, option, value, err)  # a number must not pass unbounded
             assert found.group(1) in text, (command, option, found.group(1))
-    assert numeric or command in ("export-onnx", "models"), f"{command}: no numeric option found"
+    assert numeric or command in ("export-weights", "export-onnx", "models"), f"{command}: no numeric option found"

@@ -7,6 +7,7 @@ mkdocs-macros hook the same line becomes the build's error. The corpus counts fi
 """
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -30,7 +31,7 @@ FILES += ["results/sentiment/checkpoints/all_attention/checkpoint.json", *PACKAG
 LIVE_FILES = [
     f"{course_values.LIVE}/{name}" for name in (*course_values.LIVE_FIRST_FILES, *course_values.LIVE_LUONG_FILES)
 ]
-FILES += [course_values.LIVE_RUNTIME, *LIVE_FILES]  # the live page's downloads, whose sizes the prose states
+FILES += LIVE_FILES  # the live page's downloads, one of whose sizes the prose states
 
 
 @pytest.fixture
@@ -61,13 +62,23 @@ def test_the_copies_read_like_the_repository(copy: Path):
     assert values(copy) == values()
 
 
+def test_the_live_files_are_those_the_page_names():
+    """The files checked are what `live.md` says it downloads before and after the first translation."""
+    page = (ROOT / "docs" / "live.md").read_text(encoding="utf-8")
+    named = {
+        phase: [name.removeprefix("live/") for name in json.loads(re.search(rf"data-{phase}-files='([^']*)'", page)[1])]
+        for phase in ("first", "luong")
+    }
+    assert named == {"first": list(course_values.LIVE_FIRST_FILES), "luong": list(course_values.LIVE_LUONG_FILES)}
+
+
 def test_a_missing_or_empty_live_page_file(copy: Path):
-    (copy / course_values.LIVE_RUNTIME).write_bytes(b"")
+    (copy / LIVE_FILES[0]).write_bytes(b"")
     assert refused(copy) == (
-        f"{course_values.LIVE_RUNTIME}: (the file): expected a non-empty file, found 0 bytes; "
-        f"re-create it with `{COMMANDS[course_values.LIVE_RUNTIME]}`"
+        f"{LIVE_FILES[0]}: (the file): expected a non-empty file, found 0 bytes; "
+        f"re-create it with `{COMMANDS[course_values.LIVE]}`"
     )
-    shutil.copyfile(ROOT / course_values.LIVE_RUNTIME, copy / course_values.LIVE_RUNTIME)
+    shutil.copyfile(ROOT / LIVE_FILES[0], copy / LIVE_FILES[0])
     (copy / LIVE_FILES[-1]).unlink()
     assert refused(copy) == (
         f"{LIVE_FILES[-1]}: (the file): expected a file, found none; re-create it with `{COMMANDS[course_values.LIVE]}`"
@@ -260,7 +271,7 @@ def test_a_count_with_thousands_of_digits(copy: Path):
     )
 
 
-@pytest.mark.parametrize("relative", [CORPUS, QUALITY, course_values.LIVE_RUNTIME])
+@pytest.mark.parametrize("relative", [CORPUS, QUALITY, LIVE_FILES[0]])
 def test_a_results_file_replaced_by_a_folder(copy: Path, relative: str):
     """Issue 53: a folder where a results file should be was an IsADirectoryError traceback."""
     (copy / relative).unlink()

@@ -1,4 +1,7 @@
-"""The ONNX export of the packaged translator that the live page runs: same translations, same attention."""
+"""The ONNX export (`export-onnx`, a CLI feature; the live page runs `weights.bin`): graphs exported into a temporary
+folder translate as the model does, and the live page's vocabularies are the packaged model's.
+
+tests/test_live_parity.py runs both packaged models' graphs on the parity sentences (top-k lists, scores, beams)."""
 
 import json
 
@@ -9,7 +12,7 @@ from support import ROOT
 
 onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime is in the test extra")
 
-from seq2seq_attention import collate, greedy_decode, load_checkpoint, load_pairs, split_pairs  # noqa: E402
+from seq2seq_attention import collate, greedy_decode, load_checkpoint, load_pairs  # noqa: E402
 from seq2seq_attention.model.search import greedy_search  # noqa: E402
 from seq2seq_attention.model.tokens import EOS_IDX  # noqa: E402
 from seq2seq_attention.translation.export import GraphDecoder, half_precision  # noqa: E402
@@ -26,31 +29,6 @@ def graph_greedy(sessions, ids: list[int]) -> tuple[list[int], np.ndarray]:
     return tokens[0].tolist(), weights[0].numpy()
 
 
-@pytest.fixture(scope="module")
-def sessions():
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
-    return tuple(onnxruntime.InferenceSession(str(LIVE / name), options) for name in ("encoder.onnx", "step.onnx"))
-
-
-@pytest.mark.slow
-def test_every_held_out_sentence_translates_as_the_float16_pytorch_model(sessions):
-    checkpoint = load_checkpoint(PRETRAINED_DIR / "bahdanau")
-    model = half_precision(checkpoint.model)  # the packaged model with its weights rounded to float16
-    held_out = split_pairs(load_pairs())[1]
-    worst = 0.0
-    for pair in held_out:
-        ids = checkpoint.vocabs.source.encode(pair.source, unknown="unk")
-        tokens, weights = graph_greedy(sessions, ids)  # (T,), (T, S)
-        batch = collate([(ids, [EOS_IDX])])
-        expected, attentions = greedy_decode(model, batch.source, batch.lengths)  # (1, T), (1, T, S)
-        expected = expected[0].tolist()
-        expected = expected[: expected.index(EOS_IDX) + 1] if EOS_IDX in expected else expected
-        assert tokens == expected, pair.source
-        worst = max(worst, float(np.abs(weights - attentions[0, : len(tokens)].numpy()).max()))
-    assert worst < 1e-5
-
-
 def test_the_exported_vocabularies_are_the_packaged_ones():
     checkpoint = load_checkpoint(PRETRAINED_DIR / "bahdanau")
     document = json.loads((LIVE / "vocabularies.json").read_text(encoding="utf-8"))
@@ -59,7 +37,7 @@ def test_the_exported_vocabularies_are_the_packaged_ones():
     assert (document["max_length"], document["max_words"]) == (10, 6)
 
 
-def test_float16_rounding_is_what_the_graphs_store(sessions):
+def test_float16_rounding_is_what_the_graphs_store():
     """The graphs hold float16 weights: rounding the model again changes nothing."""
     model = half_precision(load_checkpoint(PRETRAINED_DIR / "bahdanau").model)
     before = {name: p.clone() for name, p in model.named_parameters()}
@@ -68,7 +46,7 @@ def test_float16_rounding_is_what_the_graphs_store(sessions):
 
 
 @pytest.mark.slow
-def test_the_export_command_writes_graphs_that_run(tmp_path, sessions):
+def test_the_export_command_writes_graphs_that_run(tmp_path):
     from seq2seq_attention import build_model
     from seq2seq_attention.core.errors import InputError
     from seq2seq_attention.translation.corpus import build_vocabularies
@@ -126,3 +104,57 @@ def test_export_onnx_refuses_a_folder_name_too_long_before_writing(tmp_path):
     with pytest.raises(InputError, match="out '.*: the name 'a+… is 300 bytes long; names here hold at most"):
         export_onnx(tiny_translator(), tiny_vocabs(), tmp_path / ("a" * 300))
     assert list(tmp_path.iterdir()) == []
+
+
+# `seq2seq-attention export-weights`: the live page's files ------------------------------------------------------
+
+
+def _refused(argv: list[str], capsys: pytest.CaptureFixture) -> str:
+    """The one line `argv` is refused with (exit code 2, from the command or from argparse)."""
+    from seq2seq_attention.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and captured.err.count("\n") == 1, (code, captured)
+    return captured.err
+
+
+@pytest.mark.slow
+def test_export_weights_writes_the_shipped_files_and_refuses_to_replace_them_without_overwrite(tmp_path, capsys):
+    from seq2seq_attention.cli import main
+
+    out = tmp_path / "live"
+    assert main(["export-weights", "--out", str(out)]) == 0
+    names = ("weights.bin", "vocabularies.json", "sentences.json")
+    assert [line.split(" (")[0] for line in capsys.readouterr().out.splitlines()] == [
+        f"wrote {out / name}" for name in names
+    ]
+    assert all((out / name).read_bytes() == (LIVE / name).read_bytes() for name in names)
+    err = _refused(["export-weights", "--out", str(out)], capsys)
+    assert f"--out '{out}' already holds a weights export; pass --overwrite to replace it" in err
+
+
+def test_export_weights_refuses_an_existing_export_a_long_path_and_an_unknown_model_before_any_work(tmp_path, capsys):
+    (tmp_path / "done").mkdir()
+    (tmp_path / "done" / "weights.bin").write_bytes(b"x")
+    err = _refused(["export-weights", "--out", str(tmp_path / "done")], capsys)
+    assert err == (
+        f"seq2seq-attention export-weights: error: --out '{tmp_path / 'done'}' already holds a weights export; "
+        "pass --overwrite to replace it\n"
+    )
+    (tmp_path / "onnx").mkdir()
+    (tmp_path / "onnx" / "encoder.onnx").write_bytes(b"x")
+    err = _refused(["export-weights", "--out", str(tmp_path / "onnx"), "--overwrite"], capsys)
+    assert "holds an ONNX export, not a weights export; refusing to replace it" in err
+    (tmp_path / "clash" / "sentences.json").mkdir(parents=True)
+    (tmp_path / "clash" / "weights.bin").write_bytes(b"x")
+    err = _refused(["export-weights", "--out", str(tmp_path / "clash"), "--overwrite"], capsys)
+    assert "sentences.json is a directory where the export's file should go" in err
+    err = _refused(["export-weights", "--out", str(tmp_path / ("a" * 300))], capsys)
+    assert "is 300 bytes long; names here hold at most" in err
+    err = _refused(["export-weights", "--model", "gru", "--out", str(tmp_path / "new")], capsys)
+    assert "invalid choice: 'gru' (choose from 'bahdanau', 'bahdanau-bi')" in err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["clash", "done", "onnx"]

@@ -106,6 +106,7 @@ AT_ONCE = {
     "translate --beam-size 0 x": 2,
     "translate --modle bahdanau x": 2,
     "plot-attention": 2,
+    "export-weights": 2,
     "export-onnx": 2,
     "sentiment-train --kind nope": 2,
     "sentiment-predict": 2,

@@ -830,15 +830,38 @@ class _Overlay(SimpleHTTPRequestHandler):
         pass
 
 
+SEARCH_INDEX_JS = """
+return performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/search/search_index.json"))
+  .map((e) => e.startTime);
+"""
+
+
+def test_the_search_index_waits_for_the_first_translation_and_search_still_works_there(watched, site_server):
+    """overrides/main.html: on this page Material's search index (about 1 MB) is requested only after the first
+    translation, so that a slow connection carries the translator's files first; the search box then finds pages."""
+    _fresh(watched, site_server + "live.html")
+    _idle(watched)
+    started = WebDriverWait(watched, WAIT_S, poll_frequency=0.05).until(lambda d: d.execute_script(SEARCH_INDEX_JS))
+    first = watched.execute_script("return window.liveApi.translated.bahdanau;")
+    assert len(started) == 1 and started[0] >= first, (started, first)
+    search = watched.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    search.click()
+    search.send_keys("어텐션")
+    WebDriverWait(watched, WAIT_S, poll_frequency=0.05).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, ".md-search-result__item > a")
+    )
+    assert not watched.execute_script("return window.__liveErrors;"), "the page raised an error"
+
+
 @pytest.fixture(scope="module")
 def eight_word_weights(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, Path]:
-    """`python -m seq2seq_attention.translation.export` run in a fresh Python (src/ first on its path) on
+    """`seq2seq-attention export-weights` run in a fresh Python (src/ first on its path) on
     `live_support.checkpoint_with_max_words(..., 8)`: what the command did and its `--out` folder."""
     folder = tmp_path_factory.mktemp("eight-word-weights")
     checkpoint = checkpoint_with_max_words(folder / "eight", 8)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
     result = subprocess.run(
-        [sys.executable, "-m", "seq2seq_attention.translation.export", "--checkpoint", str(checkpoint),
+        [sys.executable, "-m", "seq2seq_attention.cli", "export-weights", "--checkpoint", str(checkpoint),
          "--out", str(folder / "out")],
         capture_output=True, text=True, env=env, timeout=600,
     )  # fmt: skip

@@ -1,5 +1,5 @@
 // The live page's translator in plain JavaScript: the encoder and one decoder step of the package's models, over
-// typed arrays, from the weights file `python -m seq2seq_attention.translation.export` writes (weights.bin: gzip of a
+// typed arrays, from the weights file `seq2seq-attention export-weights` writes (weights.bin: gzip of a
 // uint32 header length, a JSON header naming each tensor, its shape and encoding, then the tensors). Each function
 // mirrors the PyTorch code it names; sums run in float64, weights are float32 as in PyTorch.
 (() => {

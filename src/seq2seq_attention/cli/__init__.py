@@ -25,9 +25,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("translation", "train a French-to-English translator on the bundled Tatoeba pairs"),
     "translate": ("translation", "translate short French sentences to English (`models` says which ones)"),
     "models": ("models", "list the packaged models, what each is, its BLEU and the sentences it takes"),
+    "export-weights": (
+        "translation",
+        "export a translator's weights for the live page (weights.bin, its vocabularies and sentences)",
+    ),
     "export-onnx": (
         "translation",
-        "export a translator to ONNX for the live page (encoder and decoder step, float16 weights)",
+        "export a translator to ONNX graphs (encoder and decoder step, float16 weights)",
     ),
     "plot-attention": ("attention", "draw the attention heatmap of one translated sentence"),
     "sentiment-train": ("sentiment", "train a sentiment classifier on the bundled labelled sentences"),

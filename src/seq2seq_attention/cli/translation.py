@@ -332,6 +332,23 @@ def _export_locked(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_export_weights(args: argparse.Namespace) -> int:
+    check_output_directory(args.out, "--out")
+    check_destination(args.out, "a weights export", overwrite=args.overwrite, what="--out")
+    args.interrupted = lambda: f"nothing in {args.out} was changed (an export lands whole or not at all)"
+    with folder_lock(args.out, "--out", wait=False):  # one writer of the export folder at a time
+        from ..translation.export import export_weights
+        from ..translation.translator import load_translator
+
+        check_destination(args.out, "a weights export", overwrite=args.overwrite, what="--out")
+        translator = load_translator(chosen_checkpoint(args, DEFAULT_PRETRAINED), "cpu")
+        split = saved_setting(TrainConfig, translator.training, "split", f"checkpoint {translator.path}")
+        written = export_weights(translator.model, translator.vocabs, args.out, translator.max_words, split)
+    for path in written:
+        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    return 0
+
+
 def _score_help() -> str:
     """The --score choices per decoder, from the registries' names (`model.names`): an attending decoder takes every
     registered score, its own default first."""
@@ -343,7 +360,7 @@ def _score_help() -> str:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the `train`, `translate` and `export-onnx` commands."""
+    """Add the `train`, `translate`, `export-weights` and `export-onnx` commands."""
     train_parser = subparsers.add_parser(
         "train",
         help=COMMANDS["train"][1],
@@ -460,6 +477,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     translate_parser.set_defaults(func=run_translate)
 
+    weights_parser = subparsers.add_parser(
+        "export-weights",
+        help=COMMANDS["export-weights"][1],
+        description=(
+            "Write weights.bin (the weights the live page computes with: float16, and int8 with a scale per row "
+            "where the translations of held-out sentences stay those of the float16 model), vocabularies.json and "
+            "sentences.json (the French sentences of its training and held-out split) of an attention translator "
+            "to --out."
+        ),
+    )
+    add_model_options(weights_parser, DEFAULT_PRETRAINED, attention=True)  # the live page draws attention weights
+    required = weights_parser.add_argument_group("required arguments")
+    required.add_argument("--out", type=Path, required=True, help="directory to write (docs/assets/live)")
+    weights_parser.add_argument("--overwrite", action="store_true", help="replace the export that --out already holds")
+    weights_parser.set_defaults(func=run_export_weights)
+
     export_parser = subparsers.add_parser(
         "export-onnx",
         help=COMMANDS["export-onnx"][1],
@@ -471,6 +504,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_model_options(export_parser, DEFAULT_PRETRAINED, attention=True)  # the live page draws attention weights
     required = export_parser.add_argument_group("required arguments")
-    required.add_argument("--out", type=Path, required=True, help="directory to write (docs/assets/live)")
+    required.add_argument("--out", type=Path, required=True, help="directory to write")
     export_parser.add_argument("--overwrite", action="store_true", help="replace the export that --out already holds")
     export_parser.set_defaults(func=run_export)

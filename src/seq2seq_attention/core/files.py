@@ -49,6 +49,9 @@ EXPORT_FILES = ("encoder.onnx", "step.onnx", "vocabularies.json")
 EXPORT_NAMES = (*EXPORT_FILES, "sentences.json")
 """Every file of an export folder: the graphs, the vocabularies and the sentences (`export-onnx`)."""
 
+WEIGHTS_NAMES = ("weights.bin", "vocabularies.json", "sentences.json")
+"""Every file of a weights export, what the live page reads (`export-weights`)."""
+
 
 NAME_MAX = 255
 """The longest file name, in bytes, when the file system does not say (`os.pathconf`); most take 255."""
@@ -98,7 +101,8 @@ def check_path_fits(path: Path, what: str, *, file: bool = False) -> None:
 
 
 def artifact_kind(path: Path) -> str | None:
-    """What `path` holds: ``"a <task> checkpoint"``, ``"an ONNX export"``, ``"a file"``, ``"a directory"`` or None.
+    """What `path` holds: ``"a <task> checkpoint"``, ``"a weights export"``, ``"an ONNX export"``, ``"a file"``,
+    ``"a directory"`` or None.
 
     None means nothing is there; ``"a directory"`` is a folder that holds neither a checkpoint
     nor an export (a new checkpoint or export may be written into it).
@@ -114,6 +118,8 @@ def artifact_kind(path: Path) -> str | None:
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return "a checkpoint"
         return f"a {task} checkpoint" if isinstance(task, str) and task.isidentifier() else "a checkpoint"
+    if (path / WEIGHTS_NAMES[0]).exists():
+        return "a weights export"
     if any((path / name).exists() for name in EXPORT_NAMES):
         return "an ONNX export"
     return "a directory"
@@ -149,9 +155,7 @@ def check_destination(path: Path, kind: str, *, overwrite: bool, what: str) -> N
 
 
 def _check_export_names(path: Path, kind: str, what: str) -> None:
-    if kind != "an ONNX export":
-        return
-    for name in EXPORT_NAMES:
+    for name in {"an ONNX export": EXPORT_NAMES, "a weights export": WEIGHTS_NAMES}.get(kind, ()):
         target = path / name
         if target.exists() and not target.is_file():
             raise InputError(f"{what} {str(path)!r}: {name} is a directory where the export's file should go")

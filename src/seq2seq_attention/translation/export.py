@@ -16,20 +16,17 @@ per model: a JSON header naming each tensor, its shape and its encoding, then th
 matrix is stored as int8 with one float32 scale per row where the model's greedy and beam translations
 of the parity sentences stay those of the float16 model (`choose_encodings`), as float16 elsewhere;
 `read_weights` reads the file back into the PyTorch model, which is then exactly the page's model.
-`python -m seq2seq_attention.translation.export --out DIR` writes it (with `vocabularies.json` and
-`sentences.json`), beside the `export-onnx` command.
+`seq2seq-attention export-weights --out DIR` writes it (with `vocabularies.json` and `sentences.json`),
+beside `seq2seq-attention export-onnx`.
 """
 
-import argparse
 import contextlib
 import copy
 import gzip
 import json
 import logging
 import os
-import sys
 import warnings
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
@@ -40,7 +37,7 @@ from torch import nn
 
 from ..core.checks import is_int
 from ..core.errors import InputError, echo
-from ..core.files import EXPORT_FILES, check_destination, folder_lock, staged_writes
+from ..core.files import EXPORT_FILES, WEIGHTS_NAMES, check_destination, staged_writes
 from ..core.vocabulary import Vocabularies
 from ..model import attention as attention_module
 from ..model.decoders import DECODERS, DecoderState
@@ -50,10 +47,11 @@ from ..model.search import MAX_LENGTH, beam_search_decode, greedy_decode
 from ..model.seq2seq import Seq2Seq
 from ..model.tokens import EOS_IDX, SOS_IDX
 from .corpus import MAX_WORDS, load_pairs, split_pairs
-from .translator import check_translator, load_translator
+from .translator import check_translator
 
 IR_VERSION = 9
-"""The newest ONNX IR version the vendored onnxruntime-web (1.17.3) reads; opset 20 fits it."""
+"""The newest ONNX IR version onnxruntime-web 1.17.3 reads (the runtime the live page used before `weights.bin`);
+opset 20 fits it."""
 
 SMALL = 64
 """Initializers with fewer elements stay float32: not worth a Cast node."""
@@ -386,7 +384,7 @@ def _check_indices(name: str, tokens: object, size: int, side: str, longest: int
         )
 
 
-WEIGHTS_NAME = "weights.bin"
+WEIGHTS_NAME = WEIGHTS_NAMES[0]
 """The live page's file of one model's weights (`export_weights`); the page reads it with `model.js`."""
 
 WEIGHTS_FORMAT = "seq2seq-attention/weights"
@@ -527,8 +525,8 @@ def export_weights(
     together or not at all (`core.files.staged_writes`). `model` is not changed.
 
     Raises:
-        InputError: as `export_onnx` (a model without attention, a bad `out` or `max_words`), or `split`
-            is not a split's name.
+        InputError: as `export_onnx` (a model without attention, a bad `out` or `max_words`, `out` holding
+            something else than a weights export), or `split` is not a split's name.
     """
     check_translator(model, vocabs)
     if not is_int(max_words) or not 1 <= max_words <= MAX_SOURCE - 1:
@@ -536,10 +534,10 @@ def export_weights(
     if model.decoder.attention is None:
         raise InputError("the live page draws attention weights; export a bahdanau or luong model")
     out = _check_out(out)
+    check_destination(out, "a weights export", overwrite=True, what="out")
     sentences = parity_sentences(vocabs, split=split)
     encodings = choose_encodings(model, vocabs, sentences)
-    names = (WEIGHTS_NAME, "vocabularies.json", "sentences.json")
-    with staged_writes(*(out / name for name in names)) as (weights, vocabularies, _):
+    with staged_writes(*(out / name for name in WEIGHTS_NAMES)) as (weights, vocabularies, _):
         weights.write_bytes(weights_bytes(model, encodings))
         document = {
             "source": vocabs.source.index2word,
@@ -549,37 +547,4 @@ def export_weights(
         }
         vocabularies.write_text(json.dumps(document, ensure_ascii=False, allow_nan=False), encoding="utf-8")
         export_sentences(weights.parent, split)
-    return [out / name for name in names]
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m seq2seq_attention.translation.export --out DIR``: the live page's files of one checkpoint."""
-    from ..core.config import saved_setting
-    from .config import TrainConfig
-    from .pretrained import PRETRAINED_DIR
-
-    parser = argparse.ArgumentParser(
-        prog="python -m seq2seq_attention.translation.export",
-        description="Write weights.bin, vocabularies.json and sentences.json of an attention translator to --out: "
-        "the files the live page reads (docs/assets/live for the packaged Bahdanau model).",
-    )
-    parser.add_argument("--checkpoint", type=Path, default=PRETRAINED_DIR / "bahdanau", help="checkpoint directory")
-    parser.add_argument("--out", type=Path, required=True, help="directory to write")
-    parser.add_argument("--overwrite", action="store_true", help="replace the files --out already holds")
-    args = parser.parse_args(argv)
-    try:
-        check_destination(args.out, "an ONNX export", overwrite=args.overwrite, what="--out")
-        translator = load_translator(args.checkpoint, "cpu")
-        split = saved_setting(TrainConfig, translator.training, "split", f"checkpoint {translator.path}")
-        with folder_lock(args.out, "--out", wait=False):
-            written = export_weights(translator.model, translator.vocabs, args.out, translator.max_words, split)
-    except InputError as error:
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
-        return 2
-    for path in written:
-        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return [out / name for name in WEIGHTS_NAMES]
