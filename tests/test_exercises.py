@@ -28,7 +28,7 @@ DOCS = ROOT / "docs"
 HEADING = "## 연습 문제 { #exercises }"
 SOLUTION = re.compile(r"^/// solution\n(?P<body>.*?)^///$", re.M | re.S)
 CHANGE_IT, BREAK_IT = "바꿔 보기", "망가뜨려 보기"
-ALLOWED_IMPORTS = {"seq2seq_attention", "torch", "math"}
+ALLOWED_IMPORTS = {"seq2seq_attention", "torch", "math", "pathlib"}
 INTERACTIVE = {
     # The live page's exercises are done with the translator on the page (its controls are taught in this
     # section): no change-it or break-it kinds there; their answers are folded and run like every other.

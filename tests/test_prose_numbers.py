@@ -68,8 +68,6 @@ REVIEWED: dict[str, dict[str, str]] = {
     "performance/index.md": {
         "32": "the tutorial loop's batch (benchmarks/tutorial_loops.py) and the recipe's batch the page names",
         "256": "H of the benchmark models, and the batch of the hand-fused path the page describes",
-        "64": "batch sizes the page names",
-        "128": "a batch size on the sweep's axis",
         "0.01": "the SGD learning rate of the tutorial's per-sentence loop (its setting)",
         "30": "an evaluation time of the quality run (a setting)",
         "60": "an evaluation time of the quality run (a setting)",

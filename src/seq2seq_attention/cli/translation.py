@@ -352,9 +352,12 @@ def run_export_weights(args: argparse.Namespace) -> int:
 def _score_help() -> str:
     """The --score choices per decoder, from the registries' names (`model.names`): an attending decoder takes every
     registered score, its own default first."""
-    per_decoder = [f"{name}: default {DEFAULT_SCORES[name]}" for name in ATTENTION_DECODERS]
+    per_decoder = [
+        f"{name}: {', '.join(dict.fromkeys((DEFAULT_SCORES[name], *SCORE_NAMES)))} (default {DEFAULT_SCORES[name]})"
+        for name in ATTENTION_DECODERS
+    ]
     without = [name for name in DECODER_NAMES if name not in ATTENTION_DECODERS]
-    return f"the attention's score function, one of {', '.join(SCORE_NAMES)}; {'; '.join(per_decoder)}" + (
+    return f"the attention's score function; {'; '.join(per_decoder)}" + (
         f"; {', '.join(without)} has no attention and takes none" if without else ""
     )
 
