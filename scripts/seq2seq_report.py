@@ -184,21 +184,37 @@ def run(args: argparse.Namespace) -> None:
     )
 
 
-def draw_losses(curves: list[tuple[str, int, list[dict]]]) -> None:
-    """Draw each run's training loss (solid) and held-out loss (dashed) by epoch into `loss_curve.png` and the
-    site's copy. `curves`: (run name, hidden size, history) per run, history as `checkpoint.training["history"]`."""
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+"""One marker per run (in `RUNS` order, next to its colour): two runs whose losses coincide for many epochs (bahdanau
+and bahdanau-bi, both near 1.1 from epoch 10 on) draw one line over the other, and the markers, placed on different
+epochs for each run, still show both."""
+MARK_EVERY = 5
+"""A run's markers stand on every fifth epoch, the run's place in `RUNS` deciding which one (epoch 1 + its place)."""
+
+
+def loss_figure(curves: list[tuple[str, int, list[dict]]]) -> plt.Figure:
+    """Each run's training loss (solid) and held-out loss (dashed) by epoch, one colour and one marker per run.
+    `curves`: (run name, hidden size, history) per run, history as `checkpoint.training["history"]`."""
     korean = hangul_font() is not None
     if korean:
         plt.rcParams["font.family"] = hangul_font()
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for name, hidden_size, history in curves:
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    for place, (name, hidden_size, history) in enumerate(curves):
         epochs = [h["epoch"] for h in history]
         tag = f"{name}, H={hidden_size}"
         train_label, held_out_label = (
             (f"{tag} (학습용)", f"{tag} (평가용)") if korean else (f"{tag} (train)", f"{tag} (held-out)")
         )
-        line = ax.plot(epochs, [h["loss"] for h in history], label=train_label)[0]
-        ax.plot(epochs, [h["test_loss"] for h in history], "--", color=line.get_color(), label=held_out_label)
+        style = {
+            "marker": MARKERS[place % len(MARKERS)],
+            "markevery": (place % MARK_EVERY, MARK_EVERY),
+            "markersize": 5,
+        }
+        line = ax.plot(epochs, [h["loss"] for h in history], label=train_label, **style)[0]
+        ax.plot(
+            epochs, [h["test_loss"] for h in history], "--", color=line.get_color(), label=held_out_label,
+            markerfacecolor="none", **style,
+        )  # fmt: skip
     ax.set_xlabel(*text_label("에폭", "epoch"))
     ax.set_ylabel(*text_label("번역문 토큰당 손실", "loss per target token"))
     ax.set_title(
@@ -208,8 +224,19 @@ def draw_losses(curves: list[tuple[str, int, list[dict]]]) -> None:
         )
     )
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    # the legend under the axes, out of the curves' way: training lines in the left column, held-out ones in the right
+    lines = ax.get_lines()
+    ax.legend(
+        handles=lines[0::2] + lines[1::2], fontsize=8, ncols=2, loc="upper center", bbox_to_anchor=(0.5, -0.14),
+        frameon=False,
+    )  # fmt: skip
     fig.tight_layout()
+    return fig
+
+
+def draw_losses(curves: list[tuple[str, int, list[dict]]]) -> None:
+    """`loss_figure(curves)` into `loss_curve.png` and the site's copy."""
+    fig = loss_figure(curves)
     OUT.mkdir(parents=True, exist_ok=True)
     fig.savefig(OUT / "loss_curve.png", dpi=100)
     plt.close(fig)

@@ -52,3 +52,42 @@ def test_the_log_reader_reads_a_missing_held_out_loss_and_refuses_a_repeated_epo
     ]
     with pytest.raises(ValueError, match="epochs run 1, 2"):
         report.history_from_log("\n".join([line.format(1, "2.0"), line.format(1, "2.0")]))
+
+
+VISIBLE_FROM_EPOCH = 15
+"""From here on the two Bahdanau runs' losses agree to a few thousandths: one line lies on the other."""
+MIN_VISIBLE_PX = 40
+
+
+def test_every_line_of_the_figure_shows_where_the_curves_coincide():
+    """Each run's training and held-out lines show their own colour after epoch 15 (pixels of that colour that go when
+    the line is hidden): no line lies wholly under another's, as bahdanau's training line lay under bahdanau-bi's."""
+    import numpy as np
+    from matplotlib.colors import to_rgb
+
+    fig = report.loss_figure(report.committed_curves(METRICS))
+    try:
+        (ax,) = fig.axes
+
+        def pixels() -> np.ndarray:
+            fig.canvas.draw()
+            return np.asarray(fig.canvas.buffer_rgba())[..., :3].astype(int)
+
+        everything = pixels()
+        height = everything.shape[0]
+        box = ax.get_window_extent()
+        left = int(ax.transData.transform((VISIBLE_FROM_EPOCH, 0))[0])
+        rows = slice(int(height - box.y1), int(height - box.y0))  # the image's rows run top down
+        hidden = {}
+        for line in ax.get_lines():
+            line.set_visible(False)
+            colour = np.array(to_rgb(line.get_color())) * 255
+            # pixels that the line paints in its own colour: they change when it is hidden, and they show its colour
+            own = (np.abs(pixels() - everything).sum(axis=2) > 30) & (np.abs(everything - colour).sum(axis=2) < 60)
+            changed = own[rows, left : int(box.x1)]
+            line.set_visible(True)
+            hidden[line.get_label()] = int(changed.sum())
+    finally:
+        report.plt.close(fig)
+    assert len(hidden) == 10, hidden
+    assert min(hidden.values()) >= MIN_VISIBLE_PX, hidden

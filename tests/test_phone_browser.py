@@ -7,7 +7,9 @@ At 390 px (`phone_pages` in tests/conftest.py, one pass over every page for all 
   come under the limit, or grown by more than a tenth, fails too (the list shrinks and stays true);
 * every plotted figure (an `<img>` in a page) has a visible cue under it that says a tap enlarges it, and that cue
   opens the figure by keyboard (Enter);
-* no table is wider than its box (a table that needs a sideways scroll inside its box hides columns from a reader).
+* no table is wider than its box (a table that needs a sideways scroll inside its box hides columns from a reader);
+* every plotted figure opens in a lightbox at its own size, but a heatmap (two panels) opens without a sideways
+  scroll, its panels one under the other, each at least `MIN_PANEL_SCALE` of its own size.
 
 At 1280 px an identifier in a table (`by_english`) never breaks over two lines.
 """
@@ -30,7 +32,6 @@ TALL_PAGES: dict[str, int] = {
     # (`/// details`, as bahdanau/attention.html does); each stays listed only while it is over the limit.
     "api/translation.html": 32433,  # generated API reference (mkdocstrings)
     "api/core.html": 19746,  # generated API reference (mkdocstrings)
-    "live.html": 15213,
 }
 
 LAYOUT_JS = r"""
@@ -108,7 +109,7 @@ def phone(session_browser: webdriver.Chrome) -> webdriver.Chrome:
     driver.set_window_size(1280, 1000)
 
 
-LIGHTBOX_JS = "const f = document.querySelector('.lightbox .lightbox__figure > img'); return f && f.naturalWidth;"
+LIGHTBOX_JS = "const f = document.querySelector('.lightbox .lightbox__figure img'); return f && f.naturalWidth;"
 
 
 def test_the_cue_opens_the_figure_by_keyboard(phone: webdriver.Chrome, site_server: str, built_site: BuiltSite):
@@ -128,6 +129,64 @@ def test_the_cue_opens_the_figure_by_keyboard(phone: webdriver.Chrome, site_serv
         lambda d: not d.find_elements(By.CSS_SELECTOR, ".lightbox")
     )
     assert phone.switch_to.active_element == cues[0], "closing the figure does not give the focus back to its cue"
+
+
+ENLARGED_JS = r"""
+const shown = [];
+for (const figure of document.querySelectorAll("article img")) {
+  figure.click();
+  const box = document.querySelector(".lightbox");
+  if (!box) { shown.push({src: figure.getAttribute("src"), opened: false}); continue; }
+  shown.push({
+    src: figure.getAttribute("src"), opened: true, wide: figure.naturalWidth >= 2 * figure.naturalHeight,
+    sideways: box.scrollWidth - box.clientWidth,
+    panels: [...box.querySelectorAll(".lightbox__figure img")].map((img) => {
+      const panel = img.closest(".lightbox__panel") || img;
+      const parts = Math.round(img.getBoundingClientRect().width / panel.getBoundingClientRect().width);
+      return {shown: panel.getBoundingClientRect().width, own: img.naturalWidth / parts};
+    }),
+  });
+  document.dispatchEvent(new KeyboardEvent("keydown", {key: "Escape"}));
+}
+return shown;
+"""
+MIN_PANEL_SCALE = 0.55
+"""The least a heatmap's panel may be shrunk in the lightbox on a phone: the whole heatmap (1248 px) fitted into 390 px
+would be shrunk to 0.3, its labels a few pixels tall; a panel on its own, as wide as the screen, is near 0.6."""
+
+
+def test_a_heatmap_opens_on_a_phone_without_a_sideways_scroll(phone: webdriver.Chrome, site_server: str,
+                                                              built_site: BuiltSite):  # fmt: skip
+    """At 390 px a figure of two panels (twice as wide as tall: the heatmaps) opens without a sideways scroll, as its
+    two panels one under the other, each as wide as the screen allows; every other figure opens at its own size."""
+    pages = [page for page in built_site.pages() if "<img " in page.read_text(encoding="utf-8")]
+    shown = []
+    for page in pages:
+        open_page(phone, site_server + built_site.url_of(page))
+        WebDriverWait(phone, PAGE_LOAD_S, poll_frequency=0.05).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "article button.lightbox-cue")
+        )
+        shown += [(built_site.url_of(page), figure) for figure in phone.execute_script(ENLARGED_JS)]
+    wide = [figure for _, figure in shown if figure.get("wide")]
+    assert len(wide) >= 4, shown  # the four heatmaps of attention/heatmaps.md
+    problems = [f"{page}: {figure['src']} does not open" for page, figure in shown if not figure["opened"]]
+    problems += [
+        f"{page}: {figure['src']} opens {figure['sideways']} px wider than the screen"
+        for page, figure in shown
+        if figure.get("wide") and figure["sideways"] > 1
+    ]
+    problems += [
+        f"{page}: {figure['src']} opens as {figure['panels']}, smaller than its own size"
+        for page, figure in shown
+        if figure["opened"] and not figure["wide"] and figure["panels"][0]["shown"] < figure["panels"][0]["own"] - 1
+    ]
+    problems += [
+        f"{page}: {figure['src']} opens as {figure['panels']} (two panels, each at least {MIN_PANEL_SCALE} of its size)"
+        for page, figure in shown
+        if figure.get("wide")
+        and (len(figure["panels"]) != 2 or any(p["shown"] < MIN_PANEL_SCALE * p["own"] for p in figure["panels"]))
+    ]
+    assert problems == [], "\n".join(problems)
 
 
 BROKEN_CODE_JS = r"""

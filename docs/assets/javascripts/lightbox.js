@@ -1,10 +1,11 @@
 // Every figure opens full size (issue 19): a click, a tap, or Enter on a picture in a page (an image or one of the
-// diagrams) shows it in an overlay at its own size, which scrolls when it is larger than the screen, as a
-// heatmap is on a phone; a click on the background, the close button or Escape closes it. No library, nothing
-// fetched: the overlay shows the image already loaded, or a copy of the inline SVG. A picture (a plotted figure: a
-// heatmap, a loss curve) gets a visible cue under it, a button that says a tap enlarges it: on a phone such a figure
-// is too small to read in the column, and nothing else would tell the reader that it opens. The button is the
-// keyboard's way in for a picture; a diagram, which has no button, takes the focus itself.
+// diagrams) shows it in an overlay at its own size (a diagram at twice its size), which scrolls where it is larger
+// than the screen; a heatmap on a phone shows its two panels one under the other instead (see `panels`). A click on
+// the background, the close button or Escape closes it. No library, nothing fetched: the overlay shows the image
+// already loaded, or a copy of the inline SVG. A picture (a plotted figure: a heatmap, a loss curve) gets a visible
+// cue under it, a button that says a tap enlarges it: on a phone such a figure is too small to read in the column,
+// and nothing else would tell the reader that it opens. The button is the keyboard's way in for a picture; a
+// diagram, which has no button, takes the focus itself.
 (() => {
   const FIGURES = "article img, article figure.diagram svg";
   let open = null;
@@ -33,7 +34,6 @@
     } else {
       copy.removeAttribute("width");
       copy.removeAttribute("height");
-      copy.style.width = figure.naturalWidth + "px";
     }
     const overlay = document.createElement("div");
     overlay.className = "lightbox";
@@ -46,7 +46,12 @@
     button.textContent = "×";
     const frame = document.createElement("div");
     frame.className = "lightbox__figure";
-    frame.append(copy);
+    if (copy instanceof SVGElement) frame.append(copy);
+    else {
+      const parts = panels(figure, copy);
+      frame.classList.toggle("lightbox__figure--panels", parts.length > 1);
+      frame.append(...parts);
+    }
     overlay.append(button, frame);
     overlay.addEventListener("click", (event) => {
       if (!frame.contains(event.target)) close();
@@ -56,6 +61,30 @@
     document.documentElement.classList.add("lightbox-open");
     open = { overlay, trigger: figure };
     button.focus({ preventScroll: true });
+  }
+
+  // A picture at its own size (larger than in the column: on a phone the overlay scrolls). One twice as wide as it
+  // is tall is two panels side by side (the attention heatmaps: additive left, dot product right); where the screen
+  // is narrower than the picture, its panels are shown one under the other, each no wider than the screen, so that
+  // a phone shows a heatmap's panel at about 0.6 of its size, without a sideways scroll, where the whole picture
+  // would need 0.3.
+  function panels(figure, copy) {
+    const { naturalWidth: width, naturalHeight: height } = figure;
+    const count = width >= 2 * height && window.innerWidth < width ? 2 : 1;
+    const parts = [];
+    for (let i = 0; i < count; i += 1) {
+      const image = i === 0 ? copy : copy.cloneNode(true);
+      if (i > 0) image.alt = ""; // the same picture again: its name is given once
+      const panel = document.createElement("div");
+      panel.className = "lightbox__panel";
+      panel.style.width = `${width / count}px`;
+      panel.style.aspectRatio = `${width / count} / ${height}`;
+      image.style.width = `${count * 100}%`;
+      image.style.marginLeft = `${-i * 100}%`;
+      panel.append(image);
+      parts.push(panel);
+    }
+    return parts;
   }
 
   function cue(figure) {
