@@ -58,10 +58,8 @@ from excerpts import section_lines  # noqa: E402  (the site's own reading of a s
 
 PAGES = (
     "docs/bahdanau/attention.md",
-    "docs/bahdanau/attention-additions.md",
     "docs/bahdanau/decoder.md",
     "docs/bahdanau/forward_step.md",
-    "docs/bahdanau/loop.md",
     "docs/attention/one-step.md",
 )
 """The line-by-line pages whose excerpts get a step-through (chapter 4 and the one-step page)."""
@@ -583,7 +581,7 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = (*PAGES, LUONG_
     other = held_out(checkpoint, BATCH_SHORT if length > BATCH_SHORT else length + 1, exclude=(source,))
     references = [ref for ref in page_sections(pages) if ref not in TABLES]
     on_page = {page: set(page_sections((page,))) for page in pages}
-    loop_pages = on_page["docs/bahdanau/decoder.md"] | on_page["docs/bahdanau/loop.md"]
+    loop_pages = on_page["docs/bahdanau/decoder.md"]
     target = vocabs.target.index2word
 
     def context(pairs: list[tuple[str, str]]) -> tuple[Context, object]:

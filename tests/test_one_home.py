@@ -14,9 +14,9 @@ DOCS = ROOT / "docs"
 
 # (what the idea's headings say, home page, the anchor of its heading there, pages that must link to it)
 IDEAS = [
-    ("교사 강요", "seq2seq/training.md", "teacher-forcing", ["seq2seq/index.md", "bahdanau/loop.md"]),
-    ("노출 편향", "seq2seq/training.md", "exposure-bias", ["bahdanau/loop.md"]),
-    ("혼합 학습", "seq2seq/training.md", "mixed", ["bahdanau/loop.md"]),
+    ("교사 강요", "seq2seq/training.md", "teacher-forcing", ["seq2seq/index.md", "bahdanau/decoder.md"]),
+    ("노출 편향", "seq2seq/training.md", "exposure-bias", ["bahdanau/decoder.md"]),
+    ("혼합 학습", "seq2seq/training.md", "mixed", ["bahdanau/decoder.md"]),
     ("왜 어텐션", "attention/index.md", "", ["bahdanau/index.md"]),
     ("어텐션 없는 디코더", "seq2seq/index.md", "context-only", ["attention/index.md", "bahdanau/index.md"]),
 ]

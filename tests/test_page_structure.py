@@ -129,7 +129,7 @@ SEED_TOPICS: dict[str, tuple[str, str, str]] = {
     "bmm": ("bahdanau/attention.md", "### 7. `bmm`: 가중합", "bmm"),
     "teacher forcing": ("seq2seq/training.md", "## 교사 강요", "교사 강요"),
     "exposure bias": ("seq2seq/training.md", "## 노출 편향", "노출 편향"),
-    "topk without softmax": ("bahdanau/loop.md", "## `topk`에 소프트맥스가 필요 없는 이유", "topk"),
+    "topk without softmax": ("bahdanau/decoder.md", "## `topk`에 소프트맥스가 필요 없는 이유", "topk"),
     "the heatmap": ("attention/heatmaps.md", "## 학습한 모델의 히트맵", "heatmap_1.png"),
     "the BiLSTM classifier": ("classifier/model.md", "### 첫 BiLSTM", "BiLSTM"),
     "the errata of the transcribed code": ("errata.md", "## `super().init()`", "init"),

@@ -40,7 +40,7 @@ REVIEWED: dict[str, dict[str, str]] = {
     },
     "attention/scores.md": {"256": "the page's own example size (H = 256 in the saturation example)"},
     "attention/heatmaps.md": {"5.2": "the section of Bahdanau et al. (2015) the page cites (5.2.1, alignment)"},
-    "bahdanau/loop.md": {
+    "bahdanau/decoder.md": {
         "0.05": "the tolerance a fence on the page uses",
         "128": "the hidden size of the packaged GRU recipe the page repeats (H=128, a setting)",
         "40": "the epochs of that recipe (a setting)",

@@ -23,7 +23,7 @@ import yaml
 from markdown.preprocessors import Preprocessor
 from site_support import ROOT, BuiltSite, _AnyTagLoader
 
-PAGES = ["bahdanau/loop.md", "attention/scores.md", "appendix/recipe-final.md", "index.md", "seq2seq/training.md"]
+PAGES = ["bahdanau/decoder.md", "attention/scores.md", "appendix/recipe-final.md", "index.md", "seq2seq/training.md"]
 FEATURES = {
     "recorded outputs": 'class="fence-output',
     "verification stamp": 'class="fence-record"',

@@ -7,7 +7,7 @@ file: the trace is inside the page) at 390 px. Here a reader
   theme (switched with Material's own toggle): each step highlights the traced line, and the panel shows
   that line's tensor with its letters and sizes and its values as recorded (`docs/assets/traces/bahdanau.json`,
   rounded to 4 decimals), legible, inside the screen;
-* steps the decoding loop on `bahdanau/loop.md` pass by pass to the last and reads the word chosen at each,
+* steps the decoding loop on `bahdanau/decoder.md` pass by pass to the last and reads the word chosen at each,
   which is what the packaged model translates; sees the lines that feed its guess light up, and the
   teacher-forced training step with its loss and gradient norms;
 * switches `masked_softmax` to the padded batch and reads the padded position's weight, exactly 0, in a table
@@ -267,7 +267,7 @@ def test_the_loop_steps_pass_by_pass_to_the_word_the_packaged_model_chooses_last
     (translation,) = translate(checkpoint.model, checkpoint.vocabs, [source])
 
     driver = phone
-    state, box = _open(driver, built_site, "bahdanau/loop.html", LOOP)
+    state, box = _open(driver, built_site, "bahdanau/decoder.html", LOOP)
     _scheme(driver, "default")
     assert state()["run"] == "free"  # the loop fed its own guesses: a translation
     T = len(TRACE["runs"]["free"]["passes"])
@@ -323,7 +323,7 @@ def test_the_loop_steps_pass_by_pass_to_the_word_the_packaged_model_chooses_last
 
 def test_a_padded_position_is_weighted_exactly_zero_in_a_table_that_scrolls_with_a_cue(phone, built_site: BuiltSite):
     driver = phone
-    state, box = _open(driver, built_site, "bahdanau/attention-additions.html", MASKED_SOFTMAX)
+    state, box = _open(driver, built_site, "bahdanau/attention.html", MASKED_SOFTMAX)
     Select(box.find_element(By.CSS_SELECTOR, "select.stepper__run")).select_by_value("batch")
     batch = TRACE["runs"]["batch"]
     short, long = (s["source_tokens"] for s in batch["sentences"])
@@ -346,7 +346,7 @@ def test_a_padded_position_is_weighted_exactly_zero_in_a_table_that_scrolls_with
 
 def test_the_most_likely_word_is_the_emphasised_end_of_the_grey_scale(phone, built_site: BuiltSite):
     ref = "src/seq2seq_attention/model/decoders.py:after_loop"
-    state, box = _open(phone, built_site, "bahdanau/loop.html", ref)
+    state, box = _open(phone, built_site, "bahdanau/decoder.html", ref)
     box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.ARROW_RIGHT)
     while not state()["current"][0].startswith("decoder_outputs = F.log_softmax"):
         phone.switch_to.active_element.send_keys("j")
