@@ -10,7 +10,7 @@ is a spec of what the line makes::
 This module finds those lines (`discover`), runs `tests/excerpt_workload.py` under `sys.settrace`
 restricted to the functions that hold them (`trace`, as a script in a fresh Python:
 ``python tests/shape_trace.py OUT.json WORKDIR DEVICE``) and checks every recorded execution
-against its comment (`check`). `tests/test_shape_comments.py` runs it per device.
+against its comment (`check`). `tests/site/test_shape_comments.py` runs it per device.
 
 What a comment says (`parse_comment`)
 -------------------------------------
