@@ -88,6 +88,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "hooks"))  # as pytest's `pythonpath` (pyproject.toml)
+sys.path.insert(2, str(Path(__file__).resolve().parent / "site"))  # test_excerpt_coverage.py, as pytest imports it
 
 from support import ROOT  # noqa: E402
 from test_excerpt_coverage import included_sections, section_lines  # noqa: E402  (the excerpts' own parsing)
