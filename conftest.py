@@ -49,7 +49,7 @@ class FenceItem(MarkdownInlinePythonItem):
     Beyond the plugin's public interface (the `pytest_markdown_docs_globals` hook, `fixture:` options) because
     none changes how a fence is compiled and run: its runners live in the private `_runners` module (and its item
     runs a runner again when it raises `TypeError`), and pytest offers no public way to rewrite asserts in an AST.
-    So this subclass of the plugin's item runs the fence itself, and tests/test_markdown_docs_interface.py fails,
+    So this subclass of the plugin's item runs the fence itself, and tests/site/test_markdown_docs_interface.py fails,
     naming the installed versions, when an upgrade changes a name or signature used here.
     """
 

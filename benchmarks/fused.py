@@ -4,7 +4,7 @@ Until issue 18, `AttnDecoderRNN.teacher_forced` trained every default model: it 
 gates out by hand and, with the additive score, did the query's `W_a s` and the GRU's `W_hh s` as
 one matrix product. The package now trains through the decoder's one loop (`StepDecoder.forward`:
 the real `Attention` and `nn.GRU` at every step, the output layer once). `fused_log_probs` is the
-old path, the same function of the same parameters (tests/test_performance.py checks it against
+old path, the same function of the same parameters (tests/workbench/test_performance.py checks it against
 the loop in float64, values and gradients); `python -m benchmarks.fused` times both in one run.
 
     python -m benchmarks.fused --rounds 5 --out results/performance/fused_vs_loop.json

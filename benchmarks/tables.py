@@ -6,7 +6,7 @@ reads `results/performance/benchmark.json`, `threads2/benchmark.json`, `tuning.j
 (`benchmarks.trainer_ab` and `benchmarks.fused`, issue 18) and `profile.json`
 (`benchmarks.profile_trainer`, issue 22) and writes
 `results/performance/tables.ko.md`, whose snippet sections the page includes at build time.
-`tests/test_performance.py` checks that the committed file is what this module makes of the JSON.
+`tests/workbench/test_performance.py` checks that the committed file is what this module makes of the JSON.
 """
 
 import json

@@ -12,7 +12,7 @@ recipe it belongs to and on which split it was measured:
   seeds, mean over seeds unless the name says ``seed0``).
 - split ``test``: the held-out pairs of the main split (``by_english``); ``by_french`` names the leaky split.
 - the corpus counts (pairs, splits, vocabulary sizes) come from ``results/corpus/counts.json``
-  (``python scripts/corpus_counts.py``, checked against the bundled corpus by tests/test_course_values.py).
+  (``python scripts/corpus_counts.py``, checked against the bundled corpus by tests/site/test_course_values.py).
 
 Every file is read by the one validating reader (`json_files.read`) against its JSON Schema in ``schemas/``: a
 missing, malformed, truncated or mistyped file, or a zero the build would divide by, stops the build with one line

@@ -12,7 +12,7 @@ and constants the section defines (methods with their class), or the definition 
 part of. When the extension has a `repo_url` (mkdocs.yml gives it ``REPO_URL``, which CI sets from the
 repository it runs in), the title links to the section's lines in the commit being built; without one
 there is nothing to link to, and the title is plain text. Titles are never typed on the pages
-(`tests/test_excerpts.py`). A preprocessor titles the fences before pymdownx.snippets includes the code;
+(`tests/site/test_excerpts.py`). A preprocessor titles the fences before pymdownx.snippets includes the code;
 a postprocessor links the titles in the page's HTML.
 """
 

@@ -1,7 +1,7 @@
 """A page with spec fences as a Jupyter notebook: its prose as markdown cells, its spec fences as code cells.
 
 Built by `hooks/fence_record.py` when the site is built (nothing runs then) and run top to bottom by
-`tests/test_fence_notebooks.py`. The first cell installs what the page's code needs and is missing,
+`tests/site/test_fence_notebooks.py`. The first cell installs what the page's code needs and is missing,
 and says so; with everything importable it installs nothing.
 """
 

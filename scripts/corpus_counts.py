@@ -5,7 +5,7 @@ Usage:
     python scripts/corpus_counts.py           # write results/corpus/counts.json
     python scripts/corpus_counts.py --check   # compare a fresh count with the committed file, write nothing
 
-The site renders these numbers (hooks/course_values.py) instead of typing them; tests/test_course_values.py
+The site renders these numbers (hooks/course_values.py) instead of typing them; tests/site/test_course_values.py
 fails, naming this command, when the committed file no longer matches the bundled corpus and the split rules.
 """
 

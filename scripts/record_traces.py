@@ -29,7 +29,7 @@ over the target vocabulary V the `TOP` largest, with their words), rounded to `D
 exact 0 stays 0, a tiny value keeps 3 significant digits). The output is one compact JSON file, keyed
 by run, snippet reference and each line's text, so that it matches what the page shows; the build
 reads it through `hooks/stepper.py`'s checking reader (the site builds without torch),
-`tests/test_traces.py` compares it with a fresh run.
+`tests/site/test_traces.py` compares it with a fresh run.
 
 Run it after changing an excerpted section (and commit the result):
 

@@ -1,7 +1,7 @@
 """Runs axe-core on every page of a built site, in the light and in the dark theme, and writes what it found.
 
 tests/conftest.py runs it on the built site (`accessibility_audits`, in the site tests' pytest-xdist group);
-tests/test_accessibility.py checks what it wrote:
+tests/site/test_accessibility.py checks what it wrote:
 ``python tests/accessibility_runner.py OUT.json SITE BASE_PATH`` serves the folder SITE on 127.0.0.1 under
 BASE_PATH (the path of `site_url`), opens every page in a headless Chromium of its own at 1280 px, lets it settle
 (fonts loaded, KaTeX rendered, Material's copy buttons added, the live page's first translation shown), injects the

@@ -49,7 +49,7 @@ settings.register_profile("ci", derandomize=True, database=None, print_blob=True
 settings.register_profile("dev", print_blob=True, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI", "").lower() not in ("", "0", "false") else "dev")
 
-pytest_plugins = ["pytester"]  # tests/test_fence_machinery.py runs pytest on a page of its own
+pytest_plugins = ["pytester"]  # tests/site/test_fence_machinery.py runs pytest on a page of its own
 
 
 @pytest.fixture
@@ -178,7 +178,8 @@ def shape_trace_frames(tmp_path_factory: pytest.TempPathFactory) -> Callable[[st
 def eight_word_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, Path]:
     """`seq2seq-attention export-onnx` run once per session in a fresh Python (src/ first on its path) on
     `live_support.checkpoint_with_max_words(..., 8)`: what the command did (its output captured) and its `--out`
-    folder. tests/test_export.py checks what it printed and wrote, tests/test_live_browser.py serves the export."""
+    folder. tests/workbench/test_export.py checks what it printed and wrote, tests/site/test_live_browser.py serves the
+    export."""
     from live_support import checkpoint_with_max_words
 
     folder = tmp_path_factory.mktemp("eight-word-export")
@@ -219,8 +220,8 @@ def phone_pages(session_browser, site_server: str, built_site: BuiltSite) -> dic
 def executed_notebooks(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, built_site: BuiltSite
 ) -> Path:
-    """A folder with, per collected page of tests/test_fence_notebooks.py, its notebook run by tests/notebook_runner.py
-    (`support.notebook_run` reads it)."""
+    """A folder with, per collected page of tests/site/test_fence_notebooks.py, its notebook run by
+    tests/notebook_runner.py (`support.notebook_run` reads it)."""
     items = [item for item in request.session.items if "executed_notebooks" in getattr(item, "fixturenames", ())]
     pages = sorted({item.callspec.params["page"] for item in items})
     jobs = [f"{notebook_name(page)}={built_site.root / fence_record.notebook_path(page)}" for page in pages]

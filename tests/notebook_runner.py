@@ -1,7 +1,7 @@
 """Runs pages' notebooks top to bottom, each in a fresh kernel and an empty working directory.
 
 tests/conftest.py runs it on the built site's notebooks (`executed_notebooks`, in the site tests' pytest-xdist
-group); tests/test_fence_notebooks.py checks what it wrote:
+group); tests/site/test_fence_notebooks.py checks what it wrote:
 ``python tests/notebook_runner.py OUT NAME=NOTEBOOK ...`` writes OUT/NAME/executed.ipynb (the notebook with
 its outputs) and, when a cell failed, OUT/NAME/error.txt (the traceback).
 """

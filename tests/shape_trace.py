@@ -10,7 +10,7 @@ is a spec of what the line makes::
 This module finds those lines (`discover`), runs `tests/excerpt_workload.py` under `sys.settrace`
 restricted to the functions that hold them (`trace`, as a script in a fresh Python:
 ``python tests/shape_trace.py OUT.json WORKDIR DEVICE``) and checks every recorded execution
-against its comment (`check`). `tests/test_shape_comments.py` runs it per device.
+against its comment (`check`). `tests/site/test_shape_comments.py` runs it per device.
 
 What a comment says (`parse_comment`)
 -------------------------------------
@@ -88,6 +88,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "hooks"))  # as pytest's `pythonpath` (pyproject.toml)
+sys.path.insert(2, str(Path(__file__).resolve().parent / "site"))  # test_excerpt_coverage.py, as pytest imports it
 
 from support import ROOT  # noqa: E402
 from test_excerpt_coverage import included_sections, section_lines  # noqa: E402  (the excerpts' own parsing)

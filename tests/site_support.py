@@ -202,7 +202,7 @@ def chromium(*, performance_log: bool = False):
 
 def reset_browser(driver, width: int = 1280, height: int = 1000):
     """The session's browser (`session_browser` in conftest.py) as a module's tests expect it at their start: the
-    HTTP cache on (tests/test_live_browser.py turns it off), the window `width` x `height`, a blank page, and no
+    HTTP cache on (tests/site/test_live_browser.py turns it off), the window `width` x `height`, a blank page, and no
     network log left from earlier modules."""
     driver.execute_cdp_cmd("Network.enable", {})
     driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})

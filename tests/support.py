@@ -216,3 +216,20 @@ def enforce_owner_permissions(monkeypatch) -> None:
     for name, paths in (("unlink", 1), ("remove", 1), ("rmdir", 1), ("mkdir", 1), ("replace", 2), ("rename", 2)):
         monkeypatch.setattr(os, name, in_folder(getattr(os, name), paths))
     monkeypatch.setattr(os, "open", opening)
+
+
+def random_batch(seed: int, B: int, S: int, T: int, V_src: int = 11, V: int = 13, padded: bool = True):
+    """A collated batch of `B` random pairs drawn from `seed`: sources of at most `S` tokens (the first row exactly
+    `S`) and targets of at most `T`, each ending in <eos>; `padded=False` makes every row full length."""
+    import torch
+
+    from seq2seq_attention.core.batching import collate
+    from seq2seq_attention.model.tokens import EOS_IDX
+
+    generator = torch.Generator().manual_seed(seed)
+    lengths = torch.randint(1, S + 1, (B,), generator=generator) if padded else torch.full((B,), S)
+    lengths[0] = S
+    sources = [torch.randint(4, V_src, (int(n) - 1,), generator=generator).tolist() + [EOS_IDX] for n in lengths]
+    target_lengths = torch.randint(1, T + 1, (B,), generator=generator) if padded else torch.full((B,), T)
+    targets = [torch.randint(4, V, (int(n) - 1,), generator=generator).tolist() + [EOS_IDX] for n in target_lengths]
+    return collate(list(zip(sources, targets, strict=True)))

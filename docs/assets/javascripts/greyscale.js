@@ -1,6 +1,6 @@
 /* The site's one grey scale for values drawn as cells: the stepper (stepper.js), the live page's heatmaps
  * (live.js) and, in Python, the heatmap figures, which matplotlib draws with its "gray" colormap
- * (`ATTENTION_CMAP` in src/seq2seq_attention/translation/plotting.py; tests/test_stepper_browser.py checks
+ * (`ATTENTION_CMAP` in src/seq2seq_attention/translation/plotting.py; tests/site/test_stepper_browser.py checks
  * that the two agree).
  *
  * A share s in [0, 1] (an attention weight, or a value over the largest shown) becomes the grey level

@@ -29,7 +29,7 @@ from .options import (
 )
 
 # torch and the modules that import it are imported by the commands that run, never while parsing:
-# `--help` and an argument error answer without them (tests/test_cli_help.py checks it).
+# `--help` and an argument error answer without them (tests/workbench/test_cli_help.py checks it).
 
 
 def run_train(args: argparse.Namespace) -> int:

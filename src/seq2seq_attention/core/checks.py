@@ -89,7 +89,7 @@ def checked(check: Callable[[Call], object] | str) -> Callable[[F], F]:
             finally:
                 _INSIDE.reset(token)
 
-        boundary.__checked_by__ = check  # type: ignore[attr-defined]  # tests/test_checks.py reads it
+        boundary.__checked_by__ = check  # type: ignore[attr-defined]  # tests/workbench/test_checks.py reads it
         boundary.__checked_signature__ = signature  # type: ignore[attr-defined]  # read once, at decoration
         return boundary  # type: ignore[return-value]
 

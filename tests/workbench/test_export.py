@@ -1,7 +1,8 @@
 """The ONNX export (`export-onnx`, a CLI feature; the live page runs `weights.bin`): graphs exported into a temporary
 folder translate as the model does, and the live page's vocabularies are the packaged model's.
 
-tests/test_live_parity.py runs both packaged models' graphs on the parity sentences (top-k lists, scores, beams)."""
+tests/site/test_live_parity.py runs both packaged models' graphs on the parity sentences (top-k lists, scores,
+beams)."""
 
 import json
 

@@ -3,7 +3,7 @@
 A shape tuple is a parenthesised list of shape letters and sizes, ``(B, T, S)``, ``(B, 1, S, H)``, ``(2, 5)``
 (the letters of docs/notation.md; at least one letter). A tuple in the prose (outside fences) must also appear in
 what the page runs or shows: its fences (code and their shape comments, which the fences assert), the source
-sections it excerpts (whose shape comments tests/test_shape_comments.py checks against a traced run) and, on the
+sections it excerpts (whose shape comments tests/site/test_shape_comments.py checks against a traced run) and, on the
 pages the stepper covers, the recorded trace (docs/assets/traces/). The reference pages that define the notation
 (`REFERENCE`) are held to the shapes the package's source states anywhere. So a page cannot teach one set of
 shapes while its code has another.

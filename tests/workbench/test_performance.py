@@ -1,4 +1,5 @@
-"""The fast training path, the learning-rate schedule, beam search and the seeds' loops (issue 6), on tiny models."""
+"""The fast training path, the learning-rate schedule and the tutorial's loops (issue 6), on tiny models; the
+benchmarks' FLOP model and tables (beam search: `test_search.py`)."""
 
 import math
 
@@ -6,32 +7,19 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import tiny_translator
+from support import random_batch
 
 from benchmarks.fused import fused_log_probs
 from benchmarks.run import epoch_flops, forward_flops
 from benchmarks.tutorial_loops import MAX_LENGTH, PerSentenceTrainer, TutorialTrainer, pad_to_max_length
-from seq2seq_attention.core.batching import collate
 from seq2seq_attention.core.errors import InputError
 from seq2seq_attention.core.training import learning_rate_at, make_optimizer
 from seq2seq_attention.model.scores import SCORES
-from seq2seq_attention.model.search import beam_search_decode, greedy_decode
 from seq2seq_attention.model.seq2seq import build_model
 from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX, SOS_IDX
 from seq2seq_attention.translation.train import TrainConfig, _check_resumable, make_criterion
-from seq2seq_attention.translation.translator import translate
 
 pytestmark = pytest.mark.usefixtures("one_thread")
-
-
-def random_batch(seed: int, B: int, S: int, T: int, V_src: int = 11, V: int = 13, padded: bool = True):
-    generator = torch.Generator().manual_seed(seed)
-    lengths = torch.randint(1, S + 1, (B,), generator=generator) if padded else torch.full((B,), S)
-    lengths[0] = S
-    sources = [torch.randint(4, V_src, (int(n) - 1,), generator=generator).tolist() + [EOS_IDX] for n in lengths]
-    target_lengths = torch.randint(1, T + 1, (B,), generator=generator) if padded else torch.full((B,), T)
-    targets = [torch.randint(4, V, (int(n) - 1,), generator=generator).tolist() + [EOS_IDX] for n in target_lengths]
-    return collate(list(zip(sources, targets, strict=True)))
 
 
 @settings(max_examples=20, deadline=None)
@@ -123,80 +111,6 @@ def test_label_smoothing_criterion_and_adamw():
     torch.testing.assert_close(criterion(log_probs, target), expected)
     optimizer = make_optimizer(build_model("gru", 11, 13, hidden_size=8), config.learning_rate, config.weight_decay)
     assert isinstance(optimizer, torch.optim.AdamW) and optimizer.defaults["weight_decay"] == 0.01
-
-
-def tiny_model(seed: int):
-    model = tiny_translator("bahdanau", (11, 13), seed=seed)
-    with torch.no_grad():
-        model.decoder.out.weight.mul_(4)  # peakier distributions: <eos> wins at different steps
-    return model
-
-
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 1000), B=st.integers(1, 4), S=st.integers(1, 6))
-def test_beam_of_one_is_greedy(seed: int, B: int, S: int):
-    model = tiny_model(seed)
-    batch = random_batch(seed, B, S, 1)
-    greedy, _ = greedy_decode(model, batch.source, batch.lengths, max_length=7)
-    beam, _ = beam_search_decode(model, batch.source, batch.lengths, beam_size=1, max_length=7)
-    assert torch.equal(beam, greedy)
-
-
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 1000), k=st.integers(2, 5), alpha=st.sampled_from([0.0, 0.6, 1.0]))
-def test_beam_scores_are_the_models_normalised_log_probabilities(seed: int, k: int, alpha: float):
-    model = tiny_model(seed)
-    batch = random_batch(seed, 3, 5, 1)
-    tokens, scores = beam_search_decode(
-        model, batch.source, batch.lengths, beam_size=k, max_length=6, length_penalty=alpha
-    )
-    assert tokens.shape[0] == 3 and scores.shape == (3,)
-    for row in range(3):
-        words = tokens[row].tolist()
-        length = words.index(EOS_IDX) + 1 if EOS_IDX in words else len(words)  # unfinished: all steps
-        hypothesis = tokens[row : row + 1, :length]  # (1, L)
-        with torch.no_grad():
-            log_probs, _ = model(batch.source[row : row + 1], batch.lengths[row : row + 1], hypothesis.clone())
-        total = log_probs[0].gather(1, hypothesis[0].unsqueeze(1)).sum()
-        assert float(scores[row]) == pytest.approx(float(total) / length**alpha, abs=1e-4)
-
-
-def test_beam_finds_a_better_sentence_than_greedy_when_greedy_is_misled():
-    """A hand-made decoder: greedy takes the word with p=0.6 and then faces two words of p=0.5."""
-    from torch import nn
-
-    from seq2seq_attention.model.decoders import StepDecoder
-
-    class Scripted(StepDecoder):
-        def __init__(self):
-            super().__init__(2, 6)
-            self.dummy = nn.Parameter(torch.zeros(1))
-
-        def forward_step(self, input, state):
-            probs = {1: [0, 0, 0, 0, 0.6, 0.4], 4: [0, 0, 0.5, 0, 0, 0.5], 5: [0, 0, 1.0, 0, 0, 0]}
-            table = torch.tensor([probs.get(int(i), [0, 0, 1.0, 0, 0, 0]) for i in input[:, 0]])  # (B, V)
-            return table.clamp_min(1e-9).log().unsqueeze(1), state, None
-
-    model = build_model("gru", 5, 6, hidden_size=2).eval()
-    model.decoder = Scripted()
-    source, lengths = torch.tensor([[4, EOS_IDX]]), torch.tensor([2])
-    greedy, _ = greedy_decode(model, source, lengths)
-    beam, score = beam_search_decode(model, source, lengths, beam_size=2, length_penalty=0.0)
-    assert greedy.tolist() == [[4, EOS_IDX]]  # 0.6 * 0.5 = 0.3
-    assert beam.tolist() == [[5, EOS_IDX]] and float(score) == pytest.approx(math.log(0.4))  # 0.4 * 1.0
-
-
-def test_translate_with_beam_search_and_bad_beam_size():
-    from seq2seq_attention.translation.corpus import Pair, build_vocabularies
-
-    vocabs = build_vocabularies([Pair("je suis la .", "i am here .")])
-    torch.manual_seed(0)
-    model = build_model("bahdanau", len(vocabs.source), len(vocabs.target), hidden_size=8)
-    greedy = translate(model, vocabs, ["je suis la .", "je suis ."])
-    assert translate(model, vocabs, ["je suis la .", "je suis ."], beam_size=1) == greedy
-    assert len(translate(model, vocabs, ["je suis la ."], beam_size=3)) == 1
-    with pytest.raises(InputError, match="beam_size"):
-        translate(model, vocabs, ["je suis la ."], beam_size=0)
 
 
 EXAMPLES = [([4, 5, EOS_IDX], [4, 6, 7, EOS_IDX]), ([6, EOS_IDX], [5, EOS_IDX]), ([7, 8, 9, 10, EOS_IDX], [8, EOS_IDX])]

@@ -1,6 +1,6 @@
-"""Model registry, training loop, checkpoints, greedy decoding and evaluation, on tiny models."""
+"""Model registry, training loop, schedules, evaluation and translation after training, on tiny models (checkpoints:
+`test_checkpoint.py`; greedy decoding: `test_search.py`)."""
 
-import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from support import refused, tiny_config
 from torch import nn
 
-from seq2seq_attention.core.checkpoint import load_checkpoint, restore_training_state, save_checkpoint
+from seq2seq_attention.core.checkpoint import load_checkpoint, save_checkpoint
 from seq2seq_attention.core.errors import InputError
 from seq2seq_attention.model.decoders import AttnDecoderRNN, DecoderRNN
 from seq2seq_attention.model.search import greedy_decode
 from seq2seq_attention.model.seq2seq import DECODERS, Seq2Seq, build_model
-from seq2seq_attention.model.tokens import EOS_IDX, PAD_IDX, SPECIAL_TOKENS
+from seq2seq_attention.model.tokens import PAD_IDX, SPECIAL_TOKENS
 from seq2seq_attention.translation.corpus import Pair, TranslationDataset, build_vocabularies, collate, split_pairs
 from seq2seq_attention.translation.evaluate import evaluate
 from seq2seq_attention.translation.train import TrainConfig, initialize, train, train_step
@@ -109,17 +109,6 @@ def test_same_seed_same_losses_bitwise(decoder: str):
     assert [h["loss"] for h in first.history] == [h["loss"] for h in second.history]
     other = train(tiny_config(decoder, seed=4), pairs=PAIRS, progress=False, log=quiet)
     assert [h["loss"] for h in other.history] != [h["loss"] for h in first.history]
-
-
-def test_resume_gives_the_losses_of_an_uninterrupted_run(tmp_path: Path):
-    whole = train(tiny_config("bahdanau", epochs=3), pairs=PAIRS, progress=False, log=quiet)
-    train(tiny_config("bahdanau", epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
-    resumed = train(
-        tiny_config("bahdanau", epochs=3), pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet
-    )
-    assert [h["loss"] for h in resumed.history] == [h["loss"] for h in whole.history]
-    with pytest.raises(InputError, match="config changed.*hidden_size"):
-        train(tiny_config("bahdanau", hidden_size=16), pairs=PAIRS, checkpoint=tmp_path, resume=True, log=quiet)
 
 
 def test_coin_per_step_and_logging():
@@ -227,81 +216,6 @@ def test_a_config_changed_after_it_was_built_is_checked_where_train_starts(tmp_p
         train({"decoder": "gru"}, pairs=PAIRS, progress=False, log=quiet)
 
 
-@pytest.fixture
-def saved(tmp_path: Path):
-    torch.manual_seed(0)
-    vocabs = build_vocabularies(PAIRS)
-    model = build_model("bahdanau", len(vocabs.source), len(vocabs.target), hidden_size=8)
-    optimizer = torch.optim.Adam(model.parameters())
-    train_step(model, collate(TranslationDataset(PAIRS[:4], vocabs).examples), optimizer, nn.NLLLoss())
-    path = save_checkpoint(tmp_path / "ckpt", model, vocabs, training={"epoch": 1}, optimizer=optimizer, save_rng=True)
-    return path, model.eval(), vocabs, optimizer
-
-
-def test_checkpoint_roundtrip(saved):
-    path, model, vocabs, optimizer = saved
-    loaded = load_checkpoint(path)
-    assert loaded.vocabs.source.index2word == vocabs.source.index2word
-    assert loaded.training["epoch"] == 1 and not loaded.model.training
-    for name, tensor in model.state_dict().items():
-        assert torch.equal(tensor, loaded.model.state_dict()[name])
-    fresh = torch.optim.Adam(loaded.model.parameters())
-    restore_training_state(loaded, fresh)
-    before, after = optimizer.state_dict()["state"], fresh.state_dict()["state"]
-    assert sorted(before) == sorted(after)
-    for param_id, values in before.items():
-        assert all(torch.equal(values[key], after[param_id][key]) for key in values)
-    assert not list(path.glob(".*tmp")), "temporary files were left behind"
-    assert not any(p.suffix in {".pt", ".pth", ".pkl", ".bin"} for p in path.iterdir())
-
-
-def test_checkpoint_replaced_atomically_keeps_one_set(saved):
-    path, model, vocabs, _ = saved
-    save_checkpoint(path, model, vocabs)  # weights only now
-    assert len(list(path.glob("*.safetensors"))) == 1
-    with pytest.raises(InputError, match="weights only"):
-        restore_training_state(load_checkpoint(path), None)
-
-
-def test_checkpoint_errors(saved, tmp_path: Path):
-    path, *_ = saved
-    with pytest.raises(InputError, match="does not exist"):
-        load_checkpoint(tmp_path / "nowhere")
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    with pytest.raises(InputError, match="checkpoint.json is missing"):
-        load_checkpoint(empty)
-    document = json.loads((path / "checkpoint.json").read_text())
-    weights = path / document["files"]["model"]["name"]
-    data = weights.read_bytes()
-    weights.write_bytes(data[: len(data) // 2])
-    with pytest.raises(InputError, match="corrupted or truncated"):
-        load_checkpoint(path)
-    weights.write_bytes(data)
-    load_checkpoint(path)
-    mismatched = dict(document, config={**document["config"], "hidden_size": 16})
-    (path / "checkpoint.json").write_text(json.dumps(mismatched))
-    with pytest.raises(InputError, match="does not match its config.*'hidden_size': 16"):
-        load_checkpoint(path)
-    (path / "checkpoint.json").write_text("{not json")
-    with pytest.raises(InputError, match="not valid JSON"):
-        load_checkpoint(path)
-
-
-def test_greedy_decode_matches_the_decoders_own_loop():
-    torch.manual_seed(0)
-    model = build_model("bahdanau", 11, 13, hidden_size=8).eval()
-    source, lengths = torch.tensor([[4, 5, 6, 2, 0], [7, 8, 9, 10, 2]]), torch.tensor([4, 5])
-    tokens, attentions = greedy_decode(model, source, lengths, max_length=6)
-    with torch.no_grad():
-        log_probs, _ = model(source, lengths, max_length=6)
-    reference = log_probs.argmax(-1)  # (B, 6)
-    for row, ref in zip(tokens.tolist(), reference.tolist(), strict=True):
-        cut = ref.index(EOS_IDX) + 1 if EOS_IDX in ref else len(ref)
-        assert row[:cut] == ref[:cut] and all(t == PAD_IDX for t in row[cut:])
-    assert attentions.shape == (2, tokens.size(1), 5)
-
-
 @pytest.mark.slow
 def test_translate_and_evaluate_after_memorising():
     pairs = PAIRS[:8]
@@ -331,23 +245,6 @@ def test_translate_rejects_bad_input(sentences, message: str):
     model = build_model("gru", len(vocabs.source), len(vocabs.target), hidden_size=8)
     with pytest.raises(InputError, match=message):
         translate(model, vocabs, sentences)
-
-
-def test_training_never_loses_an_existing_checkpoint(tmp_path: Path):
-    train(tiny_config(epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
-    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    with pytest.raises(InputError, match="already holds a checkpoint"):
-        train(tiny_config(epochs=1), pairs=PAIRS, checkpoint=tmp_path, progress=False, log=quiet)
-    (tmp_path / "checkpoint.json").unlink()
-    del before["checkpoint.json"]
-    with pytest.raises(InputError, match="checkpoint.json is missing"):
-        train(tiny_config(epochs=2), pairs=PAIRS, checkpoint=tmp_path, resume=True, progress=False, log=quiet)
-    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
-    result = train(
-        tiny_config(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", resume=True, progress=False, log=quiet
-    )
-    assert len(result.history) == 1  # resuming from nothing starts afresh
-    train(tiny_config(epochs=1), pairs=PAIRS, checkpoint=tmp_path / "new", overwrite=True, progress=False, log=quiet)
 
 
 @settings(max_examples=25, deadline=None)

@@ -105,7 +105,7 @@ REVIEWED: dict[str, dict[str, str]] = {
         "127": "the largest int8 of the weights file (export._int8_rows: a row divided so that its largest is 127)",
     },
     "appendix/live-measurements.md": {
-        "80": "the held-out sentences the parity tests check (live_support.PARITY_COUNT, tests/test_live_*.py)",
+        "80": "the held-out sentences the parity tests check (live_support.PARITY_COUNT, tests/site/test_live_*.py)",
         "390": "the narrow screen width the browser test sets (set_window_size(390, 900))",
     },
     "index.md": {

@@ -1,7 +1,7 @@
 """The committed fence record is current, and the site shows it: outputs under fences, a stamp, a notebook.
 
 The record (`docs/fence-runs.json`, `hooks/fence_runs.py`) is written by `python -m pytest --record-fences`
-(tests/test_fence_machinery.py tests the writing); the site build reads it (`hooks/fence_record.py`).
+(tests/site/test_fence_machinery.py tests the writing); the site build reads it (`hooks/fence_record.py`).
 """
 
 import html

@@ -10,14 +10,15 @@
 * a training state that does not fit the optimizer it is restored into (another model's, another hidden size, a
   renamed or retyped tensor, malformed groups or scalars, a file of the wrong kind) is one `InputError` before
   anything is set;
+* a run resumed from its checkpoint gives the losses of an uninterrupted one; a changed config, or a directory
+  without `checkpoint.json`, refuses to resume, and training never overwrites an existing checkpoint unasked;
 * each kind of missing, corrupted, truncated or mismatched checkpoint gives one clear line and exit code 2 from the
   CLI, and nothing on disk changes; so does a file on stdin that is not UTF-8, whichever error handler Python gave
   stdin.
 
 Covered elsewhere: the same seed gives bitwise-identical losses over two epochs
-(`test_train.py::test_same_seed_same_losses_bitwise`, every decoder); a changed config, or a directory without
-`checkpoint.json`, refuses to resume and an existing checkpoint is never overwritten (`test_train.py`); values read
-from checkpoints and writes that destroy nothing (`test_writing_commands.py`).
+(`test_train.py::test_same_seed_same_losses_bitwise`, every decoder); values read from checkpoints and writes that
+destroy nothing (`test_writing_commands.py`).
 """
 
 import hashlib
@@ -37,17 +38,25 @@ from hypothesis import strategies as st
 from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
 from support import files_of, refused, tiny_classifier, tiny_config, tiny_translator, tiny_vocabs
+from torch import nn
 
 from seq2seq_attention import DECODERS, Vocabulary, build_classifier, build_model
 from seq2seq_attention.cli import main
 from seq2seq_attention.core import checkpoint as checkpoint_module
-from seq2seq_attention.core.checkpoint import JSON_NAME, READABLE_VERSIONS, RENAMED, load_checkpoint, save_checkpoint
+from seq2seq_attention.core.checkpoint import (
+    JSON_NAME,
+    READABLE_VERSIONS,
+    RENAMED,
+    load_checkpoint,
+    restore_training_state,
+    save_checkpoint,
+)
 from seq2seq_attention.core.errors import ECHO_LIMIT, InputError
 from seq2seq_attention.core.vocabulary import Vocabularies
 from seq2seq_attention.translation import train as train_module
-from seq2seq_attention.translation.corpus import Pair
+from seq2seq_attention.translation.corpus import Pair, TranslationDataset, build_vocabularies, collate
 from seq2seq_attention.translation.pretrained import PRETRAINED_DIR
-from seq2seq_attention.translation.train import TrainConfig, train
+from seq2seq_attention.translation.train import TrainConfig, train, train_step
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -680,3 +689,91 @@ def test_a_training_state_that_fits_is_restored_exactly(resumable: Path):
         torch.equal(state[int(n.split(".")[1])][n.split(".")[2]], t) for n, t in saved.items() if n[:4] == "opti"
     )
     assert torch.equal(torch.get_rng_state(), saved["rng.cpu"])
+
+
+# Save, load and resume through `train` and the checkpoint functions --------------------------------------
+
+
+def test_resume_gives_the_losses_of_an_uninterrupted_run(tmp_path: Path):
+    whole = run(tiny_config("bahdanau", epochs=3))
+    run(tiny_config("bahdanau", epochs=1), checkpoint=tmp_path)
+    resumed = run(tiny_config("bahdanau", epochs=3), checkpoint=tmp_path, resume=True)
+    assert [h["loss"] for h in resumed.history] == [h["loss"] for h in whole.history]
+    with pytest.raises(InputError, match="config changed.*hidden_size"):
+        run(tiny_config("bahdanau", hidden_size=16), checkpoint=tmp_path, resume=True)
+
+
+@pytest.fixture
+def saved(tmp_path: Path):
+    torch.manual_seed(0)
+    vocabs = build_vocabularies(PAIRS)
+    model = build_model("bahdanau", len(vocabs.source), len(vocabs.target), hidden_size=8)
+    optimizer = torch.optim.Adam(model.parameters())
+    train_step(model, collate(TranslationDataset(PAIRS[:4], vocabs).examples), optimizer, nn.NLLLoss())
+    path = save_checkpoint(tmp_path / "ckpt", model, vocabs, training={"epoch": 1}, optimizer=optimizer, save_rng=True)
+    return path, model.eval(), vocabs, optimizer
+
+
+def test_checkpoint_roundtrip(saved):
+    path, model, vocabs, optimizer = saved
+    loaded = load_checkpoint(path)
+    assert loaded.vocabs.source.index2word == vocabs.source.index2word
+    assert loaded.training["epoch"] == 1 and not loaded.model.training
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(tensor, loaded.model.state_dict()[name])
+    fresh = torch.optim.Adam(loaded.model.parameters())
+    restore_training_state(loaded, fresh)
+    before, after = optimizer.state_dict()["state"], fresh.state_dict()["state"]
+    assert sorted(before) == sorted(after)
+    for param_id, values in before.items():
+        assert all(torch.equal(values[key], after[param_id][key]) for key in values)
+    assert not list(path.glob(".*tmp")), "temporary files were left behind"
+    assert not any(p.suffix in {".pt", ".pth", ".pkl", ".bin"} for p in path.iterdir())
+
+
+def test_checkpoint_replaced_atomically_keeps_one_set(saved):
+    path, model, vocabs, _ = saved
+    save_checkpoint(path, model, vocabs)  # weights only now
+    assert len(list(path.glob("*.safetensors"))) == 1
+    with pytest.raises(InputError, match="weights only"):
+        restore_training_state(load_checkpoint(path), None)
+
+
+def test_checkpoint_errors(saved, tmp_path: Path):
+    path, *_ = saved
+    with pytest.raises(InputError, match="does not exist"):
+        load_checkpoint(tmp_path / "nowhere")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match="checkpoint.json is missing"):
+        load_checkpoint(empty)
+    document = json.loads((path / "checkpoint.json").read_text())
+    weights = path / document["files"]["model"]["name"]
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) // 2])
+    with pytest.raises(InputError, match="corrupted or truncated"):
+        load_checkpoint(path)
+    weights.write_bytes(data)
+    load_checkpoint(path)
+    mismatched = dict(document, config={**document["config"], "hidden_size": 16})
+    (path / "checkpoint.json").write_text(json.dumps(mismatched))
+    with pytest.raises(InputError, match="does not match its config.*'hidden_size': 16"):
+        load_checkpoint(path)
+    (path / "checkpoint.json").write_text("{not json")
+    with pytest.raises(InputError, match="not valid JSON"):
+        load_checkpoint(path)
+
+
+def test_training_never_loses_an_existing_checkpoint(tmp_path: Path):
+    run(tiny_config(epochs=1), checkpoint=tmp_path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    with pytest.raises(InputError, match="already holds a checkpoint"):
+        run(tiny_config(epochs=1), checkpoint=tmp_path)
+    (tmp_path / "checkpoint.json").unlink()
+    del before["checkpoint.json"]
+    with pytest.raises(InputError, match="checkpoint.json is missing"):
+        run(tiny_config(epochs=2), checkpoint=tmp_path, resume=True)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    result = run(tiny_config(epochs=1), checkpoint=tmp_path / "new", resume=True)
+    assert len(result.history) == 1  # resuming from nothing starts afresh
+    run(tiny_config(epochs=1), checkpoint=tmp_path / "new", overwrite=True)

@@ -2,7 +2,7 @@
 
 `conftest.FenceItem` subclasses the plugin's item and runs a fence itself (see its docstring for why); these
 checks fail, naming the installed versions and what changed, when an upgrade moves or reshapes what it relies on.
-tests/test_fence_machinery.py runs pages through conftest.py and checks the behaviour itself.
+tests/site/test_fence_machinery.py runs pages through conftest.py and checks the behaviour itself.
 """
 
 import dataclasses

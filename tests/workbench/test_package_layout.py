@@ -117,7 +117,7 @@ def test_nothing_imports_the_command_line_layer():
     for page in (ROOT / "docs").rglob("*.md"):
         if any(re.search(r"^\s*(from|import)\s+seq2seq_attention\.cli\b", f, re.M) for f in _fences(page)):
             offenders.append(str(page.relative_to(ROOT)))
-    for path in (ROOT / "tests").glob("*.py"):
+    for path in (ROOT / "tests").rglob("*.py"):
         if path.name == Path(__file__).name:
             continue
         used = {n for n in _imports(ast.parse(path.read_text())) if n.startswith("seq2seq_attention.cli")}
