@@ -528,7 +528,10 @@ def test_the_luong_page_steps_through_input_feeding_and_says_the_model_is_untrai
     ref = "src/seq2seq_attention/model/decoders.py:luong_step"
     state, box = _open(phone, built_site, "attention/dot-product.html", ref)
     now = state()
-    assert now["run"] == "luong" and "학습하지 않았고" in now["about"] and now["live"] == [], now["about"]
+    assert now["run"] == "luong" and "학습 전 모델" in now["about"] and now["live"] == [], now["about"]
+    # the run's whole description is read once per page, in the first stepper that shows the run
+    abouts = [e.text for e in phone.find_elements(By.CSS_SELECTOR, ".stepper__about") if "학습하지 않았고" in e.text]
+    assert len(abouts) == 1, abouts
     title = Select(box.find_element(By.CSS_SELECTOR, "select.stepper__run")).first_selected_option.text
     assert title == TRACE["runs"]["luong"]["title"]
     box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.HOME)

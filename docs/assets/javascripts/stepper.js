@@ -296,6 +296,9 @@
       (t >= 1 ? " (t = " + t + ")" : ""));
   }
 
+  const described = new Set();
+  let introduced = false;
+
   function attach(block, data) {
     const ref = block.getAttribute("data-stepper");
     const spans = codeLines(block);
@@ -310,6 +313,12 @@
       if (placed.length) runs[name] = { run: data.runs[name], placed, passes: [...new Set(placed.map((p) => p.step.t))] };
     }
     if (!Object.keys(runs).length) return;
+    // a run's description and the how-to line are read once per page: the first stepper that shows a run says it
+    // whole, later ones name the run's sentences and point up
+    const describes = new Set(Object.keys(runs).filter((key) => !described.has(key)));
+    describes.forEach((key) => described.add(key));
+    const introduces = !introduced;
+    introduced = true;
     let name = Object.keys(runs)[0];
     let at = -1;
 
@@ -355,7 +364,9 @@
     function drawAbout() {
       const { run } = current();
       const t = tOf(at);
-      about.replaceChildren((RUNS[name] || (() => run.title))(run), " ",
+      const text = describes.has(name) ? (RUNS[name] || (() => run.title))(run) :
+        run.title + ": " + run.sentences.map((s) => "«" + s.source + "»").join(", ") + " (설명은 이 페이지의 첫 실행 따라가기에).";
+      about.replaceChildren(text, " ",
         ...(run.model ? [] : run.sentences.map((s) => liveLink(data, s, t)).filter(Boolean).flatMap((a) => [a, " "])));
       summary.replaceChildren();
       if (run.training_step) {
@@ -386,8 +397,9 @@
       drawAbout();
       panel.replaceChildren();
       if (at < 0) {
-        panel.append(el("p", { class: "stepper__intro" }, "‘다음 줄’(→ 또는 j)을 누르면 실행된 줄이 차례로 강조되고, " +
-          "그 줄이 만든 Tensor가 여기에 나옵니다. ‘다음 스텝’(])은 다음 디코딩 스텝의 같은 줄로 갑니다."));
+        panel.append(el("p", { class: "stepper__intro" }, introduces ? "‘다음 줄’(→ 또는 j)을 누르면 실행된 줄이 " +
+          "차례로 강조되고, 그 줄이 만든 Tensor가 여기에 나옵니다. ‘다음 스텝’(])은 다음 디코딩 스텝의 같은 줄로 갑니다." :
+          "‘다음 줄’(→ 또는 j)로 시작합니다."));
         return;
       }
       const { step, lines } = placed[at];
