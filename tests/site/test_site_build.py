@@ -105,7 +105,10 @@ COURSE = [
     ("seq2seq와 데이터", ["seq2seq/index.md", "seq2seq/data.md", "seq2seq/vocabulary.md", "seq2seq/tensors.md"]),
     ("모델과 학습", ["seq2seq/model.md", "seq2seq/training.md", "seq2seq/evaluation.md"]),
     ("어텐션", ["attention/index.md", "attention/dot-product.md", "attention/bahdanau-math.md", "attention/scores.md"]),
-    ("바다나우", ["bahdanau/index.md", "bahdanau/attention.md", "bahdanau/decoder.md", "bahdanau/forward_step.md", "errata.md"]),
+    (
+        "바다나우",
+        ["bahdanau/index.md", "bahdanau/attention.md", "bahdanau/decoder.md", "bahdanau/forward_step.md", "errata.md"],
+    ),
     ("감성 분류기", ["classifier/index.md", "classifier/model.md", "classifier/results.md"]),
     ("속도", ["performance/index.md"]),
     ("직접 번역", ["live.md"]),
