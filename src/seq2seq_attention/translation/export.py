@@ -255,16 +255,21 @@ def _write_export(
     for path in (encoder_path, step_path):
         _store_half(path, sizes)
     model.eval()
+    vocab_path.write_text(_vocabularies_json(vocabs, max_words), encoding="utf-8")
+
+
+# --8<-- [end:write_export]
+
+
+def _vocabularies_json(vocabs: Vocabularies, max_words: int) -> str:
+    """vocabularies.json of an export: both word lists and the length limits the page applies."""
     document = {
         "source": vocabs.source.index2word,
         "target": vocabs.target.index2word,
         "max_length": MAX_LENGTH,
         "max_words": max_words,
     }
-    vocab_path.write_text(json.dumps(document, ensure_ascii=False, allow_nan=False), encoding="utf-8")
-
-
-# --8<-- [end:write_export]
+    return json.dumps(document, ensure_ascii=False, allow_nan=False)
 
 
 def export_sentences(out: str | Path, split: str = "by_english") -> Path:
@@ -539,12 +544,6 @@ def export_weights(
     encodings = choose_encodings(model, vocabs, sentences)
     with staged_writes(*(out / name for name in WEIGHTS_NAMES)) as (weights, vocabularies, _):
         weights.write_bytes(weights_bytes(model, encodings))
-        document = {
-            "source": vocabs.source.index2word,
-            "target": vocabs.target.index2word,
-            "max_length": MAX_LENGTH,
-            "max_words": max_words,
-        }
-        vocabularies.write_text(json.dumps(document, ensure_ascii=False, allow_nan=False), encoding="utf-8")
+        vocabularies.write_text(_vocabularies_json(vocabs, max_words), encoding="utf-8")
         export_sentences(weights.parent, split)
     return [out / name for name in WEIGHTS_NAMES]
