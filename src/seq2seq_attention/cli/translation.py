@@ -480,33 +480,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     translate_parser.set_defaults(func=run_translate)
 
-    weights_parser = subparsers.add_parser(
+    _add_export_parser(
+        subparsers,
         "export-weights",
-        help=COMMANDS["export-weights"][1],
-        description=(
-            "Write weights.bin (the weights the live page computes with: float16, and int8 with a scale per row "
-            "where the translations of held-out sentences stay those of the float16 model), vocabularies.json and "
-            "sentences.json (the French sentences of its training and held-out split) of an attention translator "
-            "to --out."
-        ),
+        "Write weights.bin (the weights the live page computes with: float16, and int8 with a scale per row "
+        "where the translations of held-out sentences stay those of the float16 model), vocabularies.json and "
+        "sentences.json (the French sentences of its training and held-out split) of an attention translator "
+        "to --out.",
+        "directory to write (docs/assets/live)",
+        run_export_weights,
     )
-    add_model_options(weights_parser, DEFAULT_PRETRAINED, attention=True)  # the live page draws attention weights
-    required = weights_parser.add_argument_group("required arguments")
-    required.add_argument("--out", type=Path, required=True, help="directory to write (docs/assets/live)")
-    weights_parser.add_argument("--overwrite", action="store_true", help="replace the export that --out already holds")
-    weights_parser.set_defaults(func=run_export_weights)
 
-    export_parser = subparsers.add_parser(
+    _add_export_parser(
+        subparsers,
         "export-onnx",
-        help=COMMANDS["export-onnx"][1],
-        description=(
-            "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out, and "
-            "sentences.json (the French sentences of its training and held-out split). The weights "
-            "are stored as float16; the graphs compute what the model computes with its weights rounded to float16."
-        ),
+        "Write encoder.onnx, step.onnx and vocabularies.json of an attention translator to --out, and "
+        "sentences.json (the French sentences of its training and held-out split). The weights "
+        "are stored as float16; the graphs compute what the model computes with its weights rounded to float16.",
+        "directory to write",
+        run_export,
     )
-    add_model_options(export_parser, DEFAULT_PRETRAINED, attention=True)  # the live page draws attention weights
-    required = export_parser.add_argument_group("required arguments")
-    required.add_argument("--out", type=Path, required=True, help="directory to write")
-    export_parser.add_argument("--overwrite", action="store_true", help="replace the export that --out already holds")
-    export_parser.set_defaults(func=run_export)
+
+
+def _add_export_parser(subparsers, name: str, description: str, out_help: str, func) -> None:
+    """An export command: an attention translator (`--model` or `--checkpoint`) written to `--out`."""
+    parser = subparsers.add_parser(name, help=COMMANDS[name][1], description=description)
+    add_model_options(parser, DEFAULT_PRETRAINED, attention=True)  # the live page draws attention weights
+    required = parser.add_argument_group("required arguments")
+    required.add_argument("--out", type=Path, required=True, help=out_help)
+    parser.add_argument("--overwrite", action="store_true", help="replace the export that --out already holds")
+    parser.set_defaults(func=func)
