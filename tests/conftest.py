@@ -15,6 +15,7 @@ checks of every module.
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -135,6 +136,31 @@ def site_with_repository_links(tmp_path_factory: pytest.TempPathFactory) -> Buil
 
 
 @pytest.fixture(scope="session")
+def zensical_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
+    """The site built once by `zensical build --clean --strict` (README "Site engines") with `REPO_URL` set to
+    `REPOSITORY`; Zensical writes only inside the repository (`SITE_DIR`, a folder of build/), moved from there."""
+    out = ROOT / "build" / f"zensical-{os.getpid()}"
+    argv = [sys.executable, "-m", "zensical", "build", "--clean", "--strict"]
+    folder, log = _run(tmp_path_factory, "zensical", argv, BUILD_TIMEOUT_S, ROOT, PYTHONPATH=str(ROOT / "hooks"),
+                       SITE_DIR=str(out), REPO_URL=REPOSITORY)  # fmt: skip
+    shutil.move(out, folder / "site")
+    return BuiltSite(root=folder / "site", base_path=site_url_path(), log=log)
+
+
+@pytest.fixture(scope="session", params=["mkdocs", "zensical"])
+def engine_site(request: pytest.FixtureRequest) -> BuiltSite:
+    """`built_site`, then `zensical_site`: a test that asks for it runs on the build of each engine."""
+    return request.getfixturevalue("built_site" if request.param == "mkdocs" else "zensical_site")
+
+
+@pytest.fixture(scope="session")
+def engine_server(engine_site: BuiltSite) -> Iterator[str]:
+    """`engine_site` served as `site_server` serves `built_site`."""
+    with serve_site(engine_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def excerpt_workload_coverage(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The coverage.py data file of one run of tests/excerpt_workload.py (what it writes lies beside it)."""
     source = ROOT / "src" / "seq2seq_attention"
@@ -231,11 +257,13 @@ def executed_notebooks(
 
 
 @pytest.fixture(scope="session")
-def accessibility_audits(tmp_path_factory: pytest.TempPathFactory, built_site: BuiltSite) -> dict[str, dict[str, dict]]:
-    """Per theme, per page of the built site: axe-core's violations and the scheme the page showed, from
+def accessibility_audits(
+    tmp_path_factory: pytest.TempPathFactory, engine_site: BuiltSite
+) -> dict[str, dict[str, dict]]:
+    """Per theme, per page of each engine's build: axe-core's violations and the scheme the page showed, from
     tests/accessibility_runner.py; skips where it had no Chromium, fails where a page did not settle."""
     argv = [sys.executable, str(ROOT / "tests" / "accessibility_runner.py"), "{folder}/audits.json"]
-    folder, _ = _run(tmp_path_factory, "audits", [*argv, str(built_site.root), site_url_path()], 1800)
+    folder, _ = _run(tmp_path_factory, "audits", [*argv, str(engine_site.root), site_url_path()], 1800)
     found = json.loads((folder / "audits.json").read_text(encoding="utf-8"))
     if "skipped" in found:
         pytest.skip(found["skipped"])

@@ -44,8 +44,9 @@ class BuiltSite:
 
 
 SITE_FIXTURES = frozenset(
-    {"built_site", "site_with_repository_links", "session_browser", "executed_notebooks", "accessibility_audits"}
-)
+    {"built_site", "site_with_repository_links", "session_browser", "executed_notebooks", "accessibility_audits",
+     "zensical_site", "engine_site"}
+)  # fmt: skip
 """A test that needs one of these (directly or through another fixture) builds the site, drives a browser, runs the
 notebooks or reads the accessibility audit: tests/conftest.py marks it `site`, and the quick tier
 (`python -m pytest -m "not site"`) leaves it out."""

@@ -1,6 +1,7 @@
 """axe-core on every page of the built site, in the light and in the dark theme: no serious or critical violation.
 
-Every page of the strict build (the `built_site` fixture, the 404 page included) is audited by
+Every page of each engine's build (the `engine_site` fixture: MkDocs, then Zensical; the 404 page included) is
+audited by
 tests/accessibility_runner.py, which conftest.py runs on the built site (`accessibility_audits`, with its own
 headless Chromium): once a page has settled, the
 vendored axe-core runs the rules of WCAG 2.0, 2.1 and 2.2 levels A and AA, and `aria-dialog-name` (a best-practice

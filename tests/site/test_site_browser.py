@@ -297,9 +297,9 @@ return {ready: root.dataset.ready, done: root.dataset.done, first: window.liveFi
 """
 
 
-def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome, site_server: str):
+def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome, engine_server: str):
     """50 held-out sentences typed into the page give PyTorch's tokens and attention with the page's weights
-    (`page_model`); unknown words are named."""
+    (`page_model`); unknown words are named. On the build of each engine (`engine_server`: MkDocs, Zensical)."""
     import torch
 
     from seq2seq_attention import collate, load_checkpoint, load_pairs, split_pairs
@@ -311,7 +311,7 @@ def test_the_live_page_translates_like_python_offline(browser: webdriver.Chrome,
     checkpoint = load_checkpoint(PRETRAINED_DIR / "bahdanau")
     model, vocabs = page_model(checkpoint.model, ROOT / "docs" / "assets" / "live" / "weights.bin"), checkpoint.vocabs
     _requests(browser)
-    open_page(browser, site_server + "live.html")
+    open_page(browser, engine_server + "live.html")
     WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
         lambda d: (
             d.execute_script(LIVE_STATE_JS)["done"] == "true" or d.execute_script(LIVE_STATE_JS)["ready"] == "error"

@@ -1,7 +1,7 @@
 """The step-through in headless Chromium: a reader on a phone, with the keyboard only, in both themes.
 
-The built site (the `built_site` fixture) is opened from disk (file://, where the page cannot fetch a JSON
-file: the trace is inside the page) at 390 px. Here a reader
+The site as each engine builds it (the `engine_site` fixture: MkDocs, then Zensical) is opened from disk (file://,
+where the page cannot fetch a JSON file: the trace is inside the page) at 390 px. Here a reader
 
 * steps through the excerpt of `Attention.attend` on the Bahdanau attention page with keys only, in the dark
   theme (switched with Material's own toggle): each step highlights the traced line, and the panel shows
@@ -176,8 +176,8 @@ def phone():
         yield driver
 
 
-def _open(driver, built_site: BuiltSite, page: str, ref: str, fragment: str = ""):
-    open_page(driver, (built_site.root / page).as_uri() + fragment)
+def _open(driver, engine_site: BuiltSite, page: str, ref: str, fragment: str = ""):
+    open_page(driver, (engine_site.root / page).as_uri() + fragment)
     state = lambda: driver.execute_script(STATE_JS, ref)  # noqa: E731
     WebDriverWait(driver, WAIT_S, poll_frequency=0.05).until(lambda d: state() is not None)
     box = driver.find_element(By.CSS_SELECTOR, f".stepper[data-ref='{ref}']")
@@ -199,9 +199,9 @@ def _scheme(driver, scheme: str) -> None:
     assert driver.execute_script("return document.body.getAttribute('data-md-color-scheme')") == scheme
 
 
-def test_a_reader_steps_through_attend_with_the_keyboard_on_a_phone_in_the_dark_theme(phone, built_site: BuiltSite):
+def test_a_reader_steps_through_attend_with_the_keyboard_on_a_phone_in_the_dark_theme(phone, engine_site: BuiltSite):
     driver = phone
-    state, box = _open(driver, built_site, "bahdanau/attention.html", REF)
+    state, box = _open(driver, engine_site, "bahdanau/attention.html", REF)
     driver.find_element(By.CSS_SELECTOR, "label[for='__palette_1']").click()  # Material's toggle: to the dark theme
     WebDriverWait(driver, WAIT_S).until(lambda d: state()["scheme"] == "slate")
 
@@ -258,7 +258,7 @@ def test_a_reader_steps_through_attend_with_the_keyboard_on_a_phone_in_the_dark_
     assert now["line_background"] != now["other_background"], "the highlighted line does not stand out"
 
 
-def test_the_loop_steps_pass_by_pass_to_the_word_the_packaged_model_chooses_last(phone, built_site: BuiltSite):
+def test_the_loop_steps_pass_by_pass_to_the_word_the_packaged_model_chooses_last(phone, engine_site: BuiltSite):
     from seq2seq_attention.core.checkpoint import load_checkpoint
     from seq2seq_attention.translation.translator import translate
 
@@ -267,7 +267,7 @@ def test_the_loop_steps_pass_by_pass_to_the_word_the_packaged_model_chooses_last
     (translation,) = translate(checkpoint.model, checkpoint.vocabs, [source])
 
     driver = phone
-    state, box = _open(driver, built_site, "bahdanau/decoder.html", LOOP)
+    state, box = _open(driver, engine_site, "bahdanau/decoder.html", LOOP)
     _scheme(driver, "default")
     assert state()["run"] == "free"  # the loop fed its own guesses: a translation
     T = len(TRACE["runs"]["free"]["passes"])
@@ -321,9 +321,9 @@ def test_the_loop_steps_pass_by_pass_to_the_word_the_packaged_model_chooses_last
     assert state()["names"] == ["step_input"]
 
 
-def test_a_padded_position_is_weighted_exactly_zero_in_a_table_that_scrolls_with_a_cue(phone, built_site: BuiltSite):
+def test_a_padded_position_is_weighted_exactly_zero_in_a_table_that_scrolls_with_a_cue(phone, engine_site: BuiltSite):
     driver = phone
-    state, box = _open(driver, built_site, "bahdanau/attention.html", MASKED_SOFTMAX)
+    state, box = _open(driver, engine_site, "bahdanau/attention.html", MASKED_SOFTMAX)
     Select(box.find_element(By.CSS_SELECTOR, "select.stepper__run")).select_by_value("batch")
     batch = TRACE["runs"]["batch"]
     short, long = (s["source_tokens"] for s in batch["sentences"])
@@ -344,9 +344,9 @@ def test_a_padded_position_is_weighted_exactly_zero_in_a_table_that_scrolls_with
     assert now["page_width"] <= now["viewport"] and now["box_right"] <= now["viewport"] + 0.5
 
 
-def test_the_most_likely_word_is_the_emphasised_end_of_the_grey_scale(phone, built_site: BuiltSite):
+def test_the_most_likely_word_is_the_emphasised_end_of_the_grey_scale(phone, engine_site: BuiltSite):
     ref = "src/seq2seq_attention/model/decoders.py:after_loop"
-    state, box = _open(phone, built_site, "bahdanau/decoder.html", ref)
+    state, box = _open(phone, engine_site, "bahdanau/decoder.html", ref)
     box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.ARROW_RIGHT)
     while not state()["current"][0].startswith("decoder_outputs = F.log_softmax"):
         phone.switch_to.active_element.send_keys("j")
@@ -370,7 +370,7 @@ return [...box.querySelectorAll(".stepper__panel .stepper__value")].map(v => ({
 NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
-def test_each_coloured_table_has_a_legend_that_is_true_for_its_colours(phone, built_site: BuiltSite):
+def test_each_coloured_table_has_a_legend_that_is_true_for_its_colours(phone, engine_site: BuiltSite):
     """Every line of the attention page's and the one-step page's excerpts, one sentence: attention weights on the
     0-1 grey scale (weight w is grey floor(256 w), the legend says 0 to 1); a table with a negative number on the
     diverging scale (blue below 0, white at 0, red above, the legend says so), so -1 and +1 never look alike;
@@ -379,7 +379,7 @@ def test_each_coloured_table_has_a_legend_that_is_true_for_its_colours(phone, bu
     seen = set()
     step_ref = "src/seq2seq_attention/model/decoders.py:step"
     for page, ref in (("bahdanau/attention.html", REF), ("bahdanau/forward_step.html", step_ref)):
-        state, box = _open(driver, built_site, page, ref)
+        state, box = _open(driver, engine_site, page, ref)
         box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.HOME)
         for k in range(len(_steps(SENTENCE, ref))):
             if k:
@@ -418,13 +418,13 @@ return {cmap: g.CMAP, low: g.LOW, high: g.HIGH, levels: arguments[0].map(g.level
 """
 
 
-def test_one_grey_scale_for_the_stepper_the_heatmaps_and_the_live_page_in_both_themes(phone, built_site: BuiltSite):
+def test_one_grey_scale_for_the_stepper_the_heatmaps_and_the_live_page_in_both_themes(phone, engine_site: BuiltSite):
     import matplotlib
 
     from seq2seq_attention.translation.plotting import ATTENTION_CMAP
 
     driver = phone
-    state, box = _open(driver, built_site, "bahdanau/attention.html", REF)
+    state, box = _open(driver, engine_site, "bahdanau/attention.html", REF)
     shares = [0.0, 0.001, 0.1, 0.25, 0.5, 0.5019, 0.75, 0.999, 1.0]
     grey = driver.execute_script(GREY_JS, shares)
     cmap = matplotlib.colormaps[ATTENTION_CMAP]
@@ -451,25 +451,27 @@ def test_one_grey_scale_for_the_stepper_the_heatmaps_and_the_live_page_in_both_t
     # the live page draws its heatmap with the same definition, which every page loads
     live = (ROOT / "docs" / "assets" / "javascripts" / "live.js").read_text(encoding="utf-8")
     assert "window.greyScale.level(w)" in live and "Math.round(255 * w)" not in live
-    page = (built_site.root / "live.html").read_text(encoding="utf-8")
+    page = (engine_site.root / "live.html").read_text(encoding="utf-8")
     # before live.js, which draws as soon as the model answers, maybe before the scripts at the end of the page run
     assert -1 < page.find('src="assets/javascripts/greyscale.js"') < page.find('src="assets/javascripts/live.js"')
 
 
-def test_the_stepper_links_to_the_live_page_and_the_live_page_links_back(phone, built_site: BuiltSite):
+def test_the_stepper_links_to_the_live_page_and_the_live_page_links_back(phone, engine_site: BuiltSite):
     driver = phone
-    state, box = _open(driver, built_site, "bahdanau/forward_step.html", "src/seq2seq_attention/model/decoders.py:step")
+    state, box = _open(
+        driver, engine_site, "bahdanau/forward_step.html", "src/seq2seq_attention/model/decoders.py:step"
+    )
     href = state()["live"][0]
-    target = (built_site.root / "bahdanau" / href.split("#")[0]).resolve()
-    assert target == (built_site.root / "live.html").resolve()
+    target = (engine_site.root / "bahdanau" / href.split("#")[0]).resolve()
+    assert target == (engine_site.root / "live.html").resolve()
     assert parse_qs(urlsplit(href).fragment)["s"] == [SENTENCE["sentences"][0]["source"]]
 
     # the live page's link back (live.js): the step page with the sentence and the step in its fragment
     live = (ROOT / "docs" / "assets" / "javascripts" / "live.js").read_text(encoding="utf-8")
     page = re.search(r'const STEP_PAGE = "([^"]+)"', live)[1]
-    assert (built_site.root / page).is_file()
+    assert (engine_site.root / page).is_file()
     fragment = "#" + "&".join([f"s={SENTENCE['sentences'][0]['source'].replace(' ', '+')}", "t=3"])
-    state, box = _open(driver, built_site, page, "src/seq2seq_attention/model/decoders.py:step", fragment)
+    state, box = _open(driver, engine_site, page, "src/seq2seq_attention/model/decoders.py:step", fragment)
     now = state()
     assert now["run"] == "sentence" and now["pass"] == f"t = 3 / {len(SENTENCE['passes'])}", now
     assert now["current"] and "디코딩 스텝 t = 3" in now["passinfo"]
@@ -488,13 +490,13 @@ return {
 """
 
 
-def test_the_live_page_opens_the_stepper_sentence_and_links_back_to_its_step(phone, site_server: str):
+def test_the_live_page_opens_the_stepper_sentence_and_links_back_to_its_step(phone, engine_server: str):
     """Both ways through the URLs: the stepper's link opens the live page on the sentence at step t, the live page
     draws its heatmap on the same grey scale, and its link back opens the stepper at that step."""
     driver = phone
     driver.set_window_size(1280, 1000)  # as the live page's own tests open it
     source = SENTENCE["sentences"][0]["source"]
-    open_page(driver, site_server + "bahdanau/forward_step.html")
+    open_page(driver, engine_server + "bahdanau/forward_step.html")
     driver.execute_script(
         "arguments[0].scrollIntoView({block: 'center'})", driver.find_element(By.CSS_SELECTOR, ".stepper")
     )
@@ -524,9 +526,9 @@ def test_the_live_page_opens_the_stepper_sentence_and_links_back_to_its_step(pho
     driver.set_window_size(390, 900)
 
 
-def test_the_luong_page_steps_through_input_feeding_and_says_the_model_is_untrained(phone, built_site: BuiltSite):
+def test_the_luong_page_steps_through_input_feeding_and_says_the_model_is_untrained(phone, engine_site: BuiltSite):
     ref = "src/seq2seq_attention/model/decoders.py:luong_step"
-    state, box = _open(phone, built_site, "attention/dot-product.html", ref)
+    state, box = _open(phone, engine_site, "attention/dot-product.html", ref)
     now = state()
     assert now["run"] == "luong" and "학습 전 모델" in now["about"] and now["live"] == [], now["about"]
     # the run's whole description is read once per page, in the first stepper that shows the run
