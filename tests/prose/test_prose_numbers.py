@@ -105,7 +105,6 @@ REVIEWED: dict[str, dict[str, str]] = {
         "127": "the largest int8 of the weights file (export._int8_blocks: a block divided so that its largest is 127)",
         "64": "a scale block of the weights file's int8 (export.INT8_BLOCKS)",
         "32": "a scale block of the weights file's int8 (export.INT8_BLOCKS)",
-        "16": "a scale block of the weights file's int8 (export.INT8_BLOCKS), and export.MAX_FLOAT16_ROWS",
     },
     "appendix/live-measurements.md": {
         "80": "the held-out sentences the parity tests check (live_support.PARITY_COUNT, tests/site/test_live_*.py)",
