@@ -1,10 +1,10 @@
 """What the live page's tests share: its two models, held-out sentences, PyTorch references.
 
-The page computes with the weights of its `weights.bin` files (float16, and int8 with a per-row scale where the
-export found the translations unchanged); the references here run the PyTorch models with exactly those weights
-(`page_model`, read back by `read_weights`) through `search.py`'s greedy and beam loops, one sentence at a time as
-the page does. `weights="float16"` gives the references of the ONNX graphs (`half_precision`), which
-`test_live_parity.py` exports afresh.
+The page computes with the weights of its `weights.bin` files (float16, and int8 with a float16 scale per row or per
+block of columns, a few rows float16, where the export found the translations unchanged); the references here run the
+PyTorch models with exactly those weights (`page_model`, read back by `read_weights`) through `search.py`'s greedy and
+beam loops, one sentence at a time as the page does. `weights="float16"` gives the references of the ONNX graphs
+(`half_precision`), which `test_live_parity.py` exports afresh.
 """
 
 import functools

@@ -102,7 +102,9 @@ REVIEWED: dict[str, dict[str, str]] = {
     },
     "live.md": {
         "0.01": "the percentage below which the page's script writes a probability as a power of ten (live.js)",
-        "127": "the largest int8 of the weights file (export._int8_rows: a row divided so that its largest is 127)",
+        "127": "the largest int8 of the weights file (export._int8_blocks: a block divided so that its largest is 127)",
+        "64": "a scale block of the weights file's int8 (export.INT8_BLOCKS)",
+        "32": "a scale block of the weights file's int8 (export.INT8_BLOCKS)",
     },
     "appendix/live-measurements.md": {
         "80": "the held-out sentences the parity tests check (live_support.PARITY_COUNT, tests/site/test_live_*.py)",

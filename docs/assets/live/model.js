@@ -1,5 +1,5 @@
 // The live page's translator in plain JavaScript: the encoder and one decoder step of the package's models, over
-// typed arrays, from the weights file `seq2seq-attention export-weights` writes (weights.bin: gzip of a
+// typed arrays, from the weights file `seq2seq-attention export-weights` writes (weights.bin, version 2: gzip of a
 // uint32 header length, a JSON header naming each tensor, its shape and encoding, then the tensors). Each function
 // mirrors the PyTorch code it names; sums run in float64, weights are float32 as in PyTorch.
 (() => {
@@ -30,17 +30,27 @@
     return new Uint8Array(await new Response(bytes).arrayBuffer());
   }
 
-  function tensor(payload, entry) {  // float16 as two byte planes (low bytes, high bytes); int8 rows, then the scales
+  // float16: two byte planes (low bytes, high bytes). int8 (R, C) with "block": b: the int8 values row by row, then one
+  // float16 scale per b columns of a row, then the float16 values of the rows listed in "float16_rows" (if any).
+  function tensor(payload, entry) {
     const count = entry.shape.reduce((a, b) => a * b, 1);
     const values = new Float32Array(count);
+    const half = (at, n) => {  // n little-endian float16 values from byte `at` of the payload
+      const bytes = payload.subarray(at, at + 2 * n), out = new Float32Array(n);
+      for (let i = 0; i < n; i++) out[i] = HALF[bytes[2 * i] | (bytes[2 * i + 1] << 8)];
+      return out;
+    };
     if (entry.encoding === "int8") {
-      const rows = entry.shape[0], columns = count / rows;
+      const columns = entry.shape[1], block = entry.block, blocks = count / block;
       const q = new Int8Array(payload.buffer, payload.byteOffset + entry.offset, count);
-      const scales = new DataView(payload.buffer, payload.byteOffset + entry.offset + count, 4 * rows);
-      for (let r = 0; r < rows; r++) {
-        const scale = scales.getFloat32(4 * r, true);
-        for (let c = 0; c < columns; c++) values[r * columns + c] = q[r * columns + c] * scale;  // float32 product
+      const scales = half(entry.offset + count, blocks);
+      for (let k = 0; k < blocks; k++) {  // block k: columns k*b .. k*b+b-1 of one row, in row order
+        const scale = scales[k];
+        for (let i = k * block; i < (k + 1) * block; i++) values[i] = q[i] * scale;  // a float32 product
       }
+      const kept = entry.float16_rows || [];
+      const rowsAt = entry.offset + count + 2 * blocks;
+      kept.forEach((r, n) => values.set(half(rowsAt + 2 * n * columns, columns), r * columns));
     } else if (entry.encoding === "float16") {
       const low = payload.subarray(entry.offset, entry.offset + count);
       const high = payload.subarray(entry.offset + count, entry.offset + 2 * count);
@@ -53,7 +63,9 @@
     const data = bytes[0] === 0x1f && bytes[1] === 0x8b ? await unpack(new Blob([bytes]).stream()) : bytes;
     const length = new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true);
     const header = JSON.parse(new TextDecoder().decode(data.subarray(4, 4 + length)));
-    if (header.format !== "seq2seq-attention/weights") throw new Error("not a seq2seq-attention weights file");
+    if (header.format !== "seq2seq-attention/weights" || header.version !== 2) {
+      throw new Error("not a seq2seq-attention weights file of version 2 (export-weights writes it)");
+    }
     const payload = data.subarray(4 + length);
     const weights = {};
     for (const entry of header.tensors) weights[entry.name] = tensor(payload, entry);

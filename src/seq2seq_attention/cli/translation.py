@@ -484,9 +484,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         subparsers,
         "export-weights",
         "Write weights.bin (the weights the live page computes with: float16, and int8 with a scale per row "
-        "where the translations of held-out sentences stay those of the float16 model), vocabularies.json and "
-        "sentences.json (the French sentences of its training and held-out split) of an attention translator "
-        "to --out.",
+        "or per block of columns, a few rows float16, where the translations of held-out sentences stay those of "
+        "the float16 model), vocabularies.json and sentences.json (the French sentences of its training and "
+        "held-out split) of an attention translator to --out.",
         "directory to write (docs/assets/live)",
         run_export_weights,
     )

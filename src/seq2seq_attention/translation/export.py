@@ -13,8 +13,9 @@ float16 and back. `GraphDecoder` puts the graphs behind the decoder's step inter
 The live page runs neither graph: it computes the encoder and the decoder step in plain JavaScript
 (`docs/assets/live/model.js`) from `weights.bin`, which `export_weights` writes (one gzip-compressed file
 per model: a JSON header naming each tensor, its shape and its encoding, then the tensors). A weight
-matrix is stored as int8 with one float32 scale per row where the model's greedy and beam translations
-of the parity sentences stay those of the float16 model (`choose_encodings`), as float16 elsewhere;
+matrix is stored as int8 with a float16 scale per row, or per block of 64, 32 or 16 columns of a row, where the
+model's greedy and beam translations of the parity sentences stay those of the float16 model (`choose_encodings`,
+the fewest scales that hold), as float16 elsewhere;
 `read_weights` reads the file back into the PyTorch model, which is then exactly the page's model.
 `seq2seq-attention export-weights --out DIR` writes it (with `vocabularies.json` and `sentences.json`),
 beside `seq2seq-attention export-onnx`.
@@ -393,6 +394,9 @@ WEIGHTS_NAME = WEIGHTS_NAMES[0]
 """The live page's file of one model's weights (`export_weights`); the page reads it with `model.js`."""
 
 WEIGHTS_FORMAT = "seq2seq-attention/weights"
+WEIGHTS_VERSION = 2
+"""Version 2: an int8 matrix has a float16 scale per block of columns (version 1: a float32 scale per row)."""
+
 PARITY_SENTENCES = 80
 """How many held-out sentences a weight's int8 encoding must leave translated as before (`choose_encodings`)."""
 
@@ -410,50 +414,169 @@ def parity_sentences(vocabs: Vocabularies, count: int = PARITY_SENTENCES, split:
     return known[:count]
 
 
-def _translations(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str]) -> list[list[list[int]]]:
+def _translations(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str]) -> list[list[str]]:
     """The greedy translations of `sentences`, then those of beam search for each of `PARITY_BEAMS`."""
+    return list(_each_translation(model, vocabs, sentences))
+
+
+def _each_translation(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str]):
+    """`_translations`, one search at a time (a caller that compares can stop at the first that differs)."""
     from ..core.batching import collate
 
     batch = collate([(vocabs.source.encode(sentence), [EOS_IDX]) for sentence in sentences])
     with torch.no_grad():
-        found = [greedy_decode(model, batch.source, batch.lengths)[0]]  # (B, T)
-        found += [beam_search_decode(model, batch.source, batch.lengths, beam_size=k)[0] for k in PARITY_BEAMS]
-    return [[vocabs.target.decode(row) for row in tokens.tolist()] for tokens in found]
+        for k in (None, *PARITY_BEAMS):
+            if k is None:
+                tokens = greedy_decode(model, batch.source, batch.lengths)[0]  # (B, T)
+            else:
+                tokens = beam_search_decode(model, batch.source, batch.lengths, beam_size=k)[0]  # (B, T)
+            yield [vocabs.target.decode(row) for row in tokens.tolist()]
 
 
-def _int8_rows(matrix: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(R, C) float to (R, C) int8 values and (R,) float32 scales: matrix ~ values * scales[:, None]."""
-    scales = matrix.abs().amax(dim=1) / 127  # (R,)
-    scales = torch.where(scales > 0, scales, torch.ones_like(scales)).float()  # (R,): a zero row keeps scale 1
-    values = torch.round(matrix / scales[:, None]).clamp(-127, 127).to(torch.int8)  # (R, C)
-    return values, scales
+INT8_BLOCKS = (64, 32, 16)
+"""The scale blocks `choose_encodings` tries after a whole row, widest first: columns that share one scale."""
+
+ROWS_BLOCK = 64
+"""The scale block of a matrix stored int8 with some rows kept float16 (`choose_encodings`' last try)."""
+
+MAX_FLOAT16_ROWS = 16
+"""The most rows of an int8 matrix kept float16; a matrix that needs more stays float16."""
+
+MAX_CHANGED = 8
+"""The most sentences whose translations a matrix's int8 may change for rows to be kept float16 in it: more is no
+knife edge (the matrix stays float16, without a search)."""
+
+
+def _int8_blocks(matrix: torch.Tensor, block: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(R, C) float to (R, C) int8 values and (R, C / block) float16-exact scales, one per `block` columns of a row:
+    matrix ~ values * scales repeated over each block (largest magnitude of a block -> 127; an all-zero block keeps
+    the scale 1)."""
+    rows, columns = matrix.shape
+    if block < 1 or columns % block:
+        raise ValueError(f"a scale block of {block} columns does not divide a row of {columns}")
+    blocks = matrix.float().reshape(rows, columns // block, block)  # (R, C/block, block)
+    scales = (blocks.abs().amax(dim=2) / 127).half().float()  # (R, C/block), stored as float16
+    scales = torch.where(scales > 0, scales, torch.ones_like(scales))
+    values = torch.round(blocks / scales[..., None]).clamp(-127, 127).to(torch.int8)  # (R, C/block, block)
+    return values.reshape(rows, columns), scales
 
 
 def _dequantized(values: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
-    return values.float() * scales[:, None]  # (R, C), float32 products (what model.js computes)
+    """int8 values (R, C) times their block's scale (R, C / block): float32 products (what model.js computes)."""
+    block = values.size(1) // scales.size(1)
+    return values.float() * scales.repeat_interleave(block, dim=1)  # (R, C)
 
 
-def choose_encodings(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str]) -> dict[str, str]:
-    """Each weight's encoding: ``"int8"`` where the model's translations stay the float16 model's, else ``"float16"``.
+def _encoding_of(tensor: torch.Tensor, encoding: dict) -> torch.Tensor:
+    """`tensor` as `encoding` stores it, back as float32."""
+    half = tensor.detach().float().half().float()
+    if encoding["encoding"] != "int8":
+        return half
+    stored = _dequantized(*_int8_blocks(tensor.detach(), encoding["block"]))
+    rows = encoding.get("float16_rows", [])
+    stored[rows] = half[rows]
+    return stored
 
-    Matrices are tried largest first and kept int8 one by one (cumulatively) when the greedy translations of
-    `sentences` and their beam search results for k in `PARITY_BEAMS` are unchanged. `model` is not changed.
+
+FLOAT16 = {"encoding": "float16"}
+
+
+def choose_encodings(model: Seq2Seq, vocabs: Vocabularies, sentences: list[str]) -> dict[str, dict]:
+    """Each weight's encoding, the smallest of these that leaves the model's translations the float16 model's:
+
+    - ``{"encoding": "int8", "block": b}``: one scale per row (b = the row's length), else per `b` columns of a row
+      for b in `INT8_BLOCKS`;
+    - ``{"encoding": "int8", "block": ROWS_BLOCK, "float16_rows": [...]}``: a few rows (at most `MAX_FLOAT16_ROWS`)
+      kept float16 (the rows a knife-edge translation hangs on, such as the output rows of two near-tied words),
+      found by halving on the sentences whose translations changed (`_float16_rows`; at most `MAX_CHANGED` of
+      them), then checked on all;
+    - ``{"encoding": "float16"}`` otherwise, and for vectors and small matrices.
+
+    Matrices are tried largest first, one by one (cumulatively): the greedy translations of `sentences` and their
+    beam search results for k in `PARITY_BEAMS` must be unchanged. `model` is not changed.
     """
+    reference = half_precision(copy.deepcopy(model))
     trial = half_precision(copy.deepcopy(model))
-    expected = _translations(trial, vocabs, sentences)
     parameters = dict(trial.named_parameters())
-    encodings = {name: "float16" for name in trial.state_dict()}
+    original = model.state_dict()  # quantized from the checkpoint's values, as `weights_bytes` writes them
+    encodings = {name: FLOAT16 for name in trial.state_dict()}
+    expected: dict[tuple[str, ...], list[list[str]]] = {}
+
+    def changed(on: list[str]) -> list[str]:
+        """The sentences of `on` whose translations differ from the float16 model's (stops at the first search that
+        differs)."""
+        key = tuple(on)
+        if key not in expected:
+            expected[key] = _translations(reference, vocabs, on)
+        for found, wanted in zip(_each_translation(trial, vocabs, on), expected[key], strict=False):
+            differ = [s for s, a, b in zip(on, found, wanted, strict=True) if a != b]
+            if differ:
+                return differ
+        return []
+
+    def holds(name: str, values: torch.Tensor, on: list[str]) -> bool:
+        with torch.no_grad():
+            parameters[name].copy_(values)
+        return not changed(on)
+
+    def with_float16_rows(name: str, half: torch.Tensor) -> dict | None:
+        """int8 with a few rows float16 where that holds: rows found on the changed sentences, then checked on all
+        (rows found on some sentences may change others: those are added and the rows searched again, twice)."""
+        encoding = {"encoding": "int8", "block": ROWS_BLOCK}
+        quantized = _encoding_of(original[name], encoding)
+        with torch.no_grad():
+            parameters[name].copy_(quantized)
+        failing = changed(sentences)
+        for _ in range(3 if len(failing) <= MAX_CHANGED else 0):
+            kept = _float16_rows(
+                lambda keep, on=failing: holds(name, torch.where(keep[:, None], half, quantized), on), half.size(0)
+            )
+            if kept is None:
+                return None
+            with torch.no_grad():
+                parameters[name].copy_(_encoding_of(original[name], {**encoding, "float16_rows": kept}))
+            more = [s for s in changed(sentences) if s not in failing]
+            if not more:
+                return {**encoding, "float16_rows": kept}
+            failing = failing + more
+        return None
+
     matrices = sorted((p.numel(), name) for name, p in parameters.items() if p.dim() == 2 and p.numel() >= MIN_INT8)
     for _, name in reversed(matrices):
-        kept = parameters[name].detach().clone()
+        half = parameters[name].detach().clone()
+        rows, columns = half.shape
+        tried = [{"encoding": "int8", "block": b} for b in dict.fromkeys((columns, *INT8_BLOCKS)) if columns % b == 0]
+        encodings[name] = next((e for e in tried if holds(name, _encoding_of(original[name], e), sentences)), FLOAT16)
+        if encodings[name] is FLOAT16 and columns % ROWS_BLOCK == 0:
+            encodings[name] = with_float16_rows(name, half) or FLOAT16
         with torch.no_grad():
-            parameters[name].copy_(_dequantized(*_int8_rows(kept)))
-        if _translations(trial, vocabs, sentences) == expected:
-            encodings[name] = "int8"
-        else:
-            with torch.no_grad():
-                parameters[name].copy_(kept)
+            parameters[name].copy_(_encoding_of(original[name], encodings[name]))
     return encodings
+
+
+def _float16_rows(holds, count: int) -> list[int] | None:
+    """The rows to keep float16 so that `holds(keep)` (keep: a (count,) bool mask, True = float16), found by halving:
+    a half of the rows still float16 is made int8 when `holds`, else split again; None when more than
+    `MAX_FLOAT16_ROWS` rows would stay float16.
+
+    Each accepted half is tested with exactly the rows then kept, so the last accepted test is the final mask."""
+    keep = torch.ones(count, dtype=torch.bool)
+    chunks, kept, accepted = [(0, count)], [], False
+    while chunks:
+        start, end = chunks.pop()
+        keep[start:end] = False
+        if holds(keep):
+            accepted = True
+            continue
+        keep[start:end] = True
+        if end - start == 1:
+            kept.append(start)
+            if len(kept) > MAX_FLOAT16_ROWS:
+                return None
+        else:
+            middle = (start + end) // 2
+            chunks += [(middle, end), (start, middle)]  # the first half next
+    return sorted(kept) if accepted else None
 
 
 def describe(model: Seq2Seq) -> dict:
@@ -469,44 +592,63 @@ def describe(model: Seq2Seq) -> dict:
     }
 
 
-def weights_bytes(model: Seq2Seq, encodings: dict[str, str]) -> bytes:
+def weights_bytes(model: Seq2Seq, encodings: dict[str, dict]) -> bytes:
     """The file `model.js` reads: gzip of (header length as uint32 LE, JSON header, the tensors one after another).
 
-    A ``"float16"`` tensor is its float16 values as two byte planes (every low byte, then every high byte:
-    gzip finds the repeats of the high bytes); an ``"int8"`` tensor (R, C) is R * C int8 values, then R
-    float32 scales, value = int8 * scale.
+    Each tensor's header entry names it and gives its shape, its encoding and where its bytes start (`offset`):
+
+    - ``"float16"``: its float16 values as two byte planes (every low byte, then every high byte: gzip finds the
+      repeats of the high bytes);
+    - ``"int8"`` (a matrix (R, C), with ``"block": b``): R * C int8 values, row by row, then R * C / b float16
+      scales (little-endian), one per `b` columns of a row; value = int8 * its block's scale (a float32 product).
+      With ``"float16_rows": [r, ...]`` the float16 values of those rows follow (little-endian, row by row) and
+      replace the int8 ones.
     """
     tensors, parts, offset = [], [], 0
     for name, tensor in model.state_dict().items():
-        if encodings[name] == "int8":
-            values, scales = _int8_rows(tensor.float())
-            data = values.numpy().tobytes() + scales.numpy().astype("<f4").tobytes()
+        encoding = encodings[name]
+        if encoding["encoding"] == "int8":
+            values, scales = _int8_blocks(tensor, encoding["block"])
+            data = values.numpy().tobytes() + scales.numpy().astype("<f2").tobytes()
+            data += tensor.float().numpy()[encoding.get("float16_rows", [])].astype("<f2").tobytes()
         else:
             half = np.frombuffer(tensor.float().numpy().astype("<f2").tobytes(), np.uint8).reshape(-1, 2)  # (N, 2)
             data = half[:, 0].tobytes() + half[:, 1].tobytes()
-        tensors.append({"name": name, "shape": list(tensor.shape), "encoding": encodings[name], "offset": offset})
+        tensors.append({"name": name, "shape": list(tensor.shape), **encoding, "offset": offset})
         parts.append(data)
         offset += len(data)
-    header = {"format": WEIGHTS_FORMAT, "version": 1, "model": describe(model), "tensors": tensors}
+    header = {"format": WEIGHTS_FORMAT, "version": WEIGHTS_VERSION, "model": describe(model), "tensors": tensors}
     encoded = json.dumps(header, allow_nan=False).encode("utf-8")
     return gzip.compress(len(encoded).to_bytes(4, "little") + encoded + b"".join(parts), compresslevel=9, mtime=0)
 
 
 def read_weights(path: str | Path) -> tuple[dict, dict[str, torch.Tensor]]:
-    """The header of a `weights.bin` and its tensors as float32, by name (what `model.js` computes with)."""
+    """The header of a `weights.bin` and its tensors as float32, by name (what `model.js` computes with).
+
+    Raises:
+        InputError: the file is not a weights file of this format's version (export it again).
+    """
     data = gzip.decompress(Path(path).read_bytes())
     length = int.from_bytes(data[:4], "little")
     header = json.loads(data[4 : 4 + length].decode("utf-8"))
+    if header.get("format") != WEIGHTS_FORMAT or header.get("version") != WEIGHTS_VERSION:
+        raise InputError(
+            f"{path} is not a {WEIGHTS_FORMAT} file of version {WEIGHTS_VERSION}; write it again with export-weights"
+        )
     payload = memoryview(data)[4 + length :]
     tensors = {}
     for entry in header["tensors"]:
         shape, count = entry["shape"], int(np.prod(entry["shape"]))
         start = entry["offset"]
         if entry["encoding"] == "int8":
-            rows = shape[0]
+            rows, columns = shape
             values = np.frombuffer(payload, np.int8, count, start).reshape(shape)
-            scales = np.frombuffer(payload, "<f4", rows, start + count)
-            tensor = _dequantized(torch.from_numpy(values.copy()), torch.from_numpy(scales.copy()))
+            scales = np.frombuffer(payload, "<f2", count // entry["block"], start + count)
+            scales = scales.astype(np.float32).reshape(rows, columns // entry["block"])
+            tensor = _dequantized(torch.from_numpy(values.copy()), torch.from_numpy(scales))
+            kept = entry.get("float16_rows", [])
+            half = np.frombuffer(payload, "<f2", len(kept) * columns, start + count + 2 * (count // entry["block"]))
+            tensor[kept] = torch.from_numpy(half.astype(np.float32).reshape(len(kept), columns))
         else:
             planes = np.frombuffer(payload, np.uint8, 2 * count, start).reshape(2, count)
             tensor = torch.from_numpy(planes.T.copy().view("<f2").astype(np.float32).reshape(shape))
