@@ -135,18 +135,9 @@ def expected(error: ValidationError) -> str:
 
 
 def read(path: Path, schema: str, command: str, name: str | None = None) -> Any:
-    """The JSON document at `path`, parsed strictly and valid against ``schemas/<schema>.schema.json``.
-
-    Args:
-        path: the file.
-        schema: the schema's name.
-        command: the command that re-creates the file (the line ends with it).
-        name: the file as the line names it (default: `path`).
-
-    Raises:
-        FileError: the file is missing, a folder, not UTF-8, not complete strict JSON, or not what the schema
-            describes; one line naming the file, the entry, what was expected, what was found and the command.
-    """
+    """The JSON document at `path`, parsed strictly and valid against ``schemas/<schema>.schema.json``; else
+    `FileError`, one line naming the file (`name`, default `path`), the entry, what was expected and found, and the
+    `command` that re-creates it."""
     name = name or str(path)
 
     def bad(wanted: str, found: str) -> NoReturn:
