@@ -1,14 +1,11 @@
 """The one reader of the JSON files the site build reads: the fence record, the stepper's trace, the results files.
 
-Each file is described by a JSON Schema in ``schemas/<name>.schema.json`` and read by `read`, which parses it
-strictly (no NaN or Infinity, no number a float cannot hold, no merge-conflict marker) and validates it with the
-jsonschema library. A bad file stops the build with one line that names the file, the entry, what was expected,
-what was found and the command that re-creates the file (`FileError`):
+`read` parses a file strictly (no NaN or Infinity, no number a float cannot hold, no merge-conflict marker) and
+validates it against ``schemas/<name>.schema.json`` with jsonschema. A bad file stops the build with one line
+(`FileError`) naming the file, the entry, what was expected (the schema's ``title``, else words for the keyword that
+failed), what was found and the command that re-creates the file:
 
     results/corpus/counts.json: pairs: expected a whole number >= 0, found str '5318'; re-create it with `...`
-
-A schema's ``title`` (on a definition or a property) is what the line says was expected; without one, the line says
-it from the schema keyword that failed (``type``, ``minimum``, ``exclusiveMinimum``, ``const``, ...).
 """
 
 from __future__ import annotations
