@@ -61,14 +61,8 @@ COMMANDS = {
 }
 """How each file is re-created (results/*/README.md says the same)."""
 
-COMPARE_DECODERS = {
-    "gru": "gru",
-    "luong": "luong",
-    "luong:scaled_dot": "luong_scaled",
-    "luong:general": "luong_general",
-    "bahdanau": "bahdanau",
-}
-"""The comparison's decoders and the model part of their names."""
+COMPARE_DECODERS = {"luong:scaled_dot": "luong_scaled", "luong:general": "luong_general"}
+"""The comparison's decoders whose name part is not the decoder itself (gru, luong, bahdanau)."""
 
 PACKAGED_MODELS = {
     "bahdanau": "bahdanau_packaged_h256",
@@ -138,16 +132,16 @@ def _compare(values: dict[str, str], root: Path) -> None:
     values["batch_compare_h128"] = str(settings["batch_size"])
     values["learning_rate_compare_h128"] = f"{settings['learning_rate']:g}"
     values["teacher_forcing_percent_compare_h128"] = percent(settings["teacher_forcing_ratio"], 0)
-    models = {COMPARE_DECODERS[m["decoder"]]: m for m in data["models"] if m["decoder"] in COMPARE_DECODERS}
-    for name, model in models.items():
-        values[f"bleu_{name}_compare_h128_test"] = score(model["bleu"])
+    models = {COMPARE_DECODERS.get(m["decoder"], m["decoder"]): m for m in data["models"]}
+    for name in ("gru", "luong", "luong_scaled", "luong_general", "bahdanau"):
+        values[f"bleu_{name}_compare_h128_test"] = score(models[name]["bleu"])
         if name in ("bahdanau", "luong", "luong_scaled"):  # three decimals, as the comparison table prints it
-            values[f"peak_{name}_compare_h128_test"] = f"{model['mean_max_weight']:.3f}"
+            values[f"peak_{name}_compare_h128_test"] = f"{models[name]['mean_max_weight']:.3f}"
     for name, seed in COMPARE_SEEDS:
         if seed < len(models[name]["bleu_per_seed"]):
             values[f"bleu_{name}_compare_h128_seed{seed}_test"] = score(models[name]["bleu_per_seed"][seed])
     for comparison in data["comparisons"]:
-        system, baseline = (COMPARE_DECODERS.get(comparison[side]) for side in ("system", "baseline"))
+        system, baseline = (COMPARE_DECODERS.get(comparison[s], comparison[s]) for s in ("system", "baseline"))
         name = f"{system}_vs_{baseline}"
         if name not in COMPARISONS_SHOWN:
             continue

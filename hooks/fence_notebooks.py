@@ -74,19 +74,15 @@ def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str
     brought = _package_modules(root)
     others = sorted(set().union(*(_imported_modules(fence.code) for fence in fences)) - brought)
     source = f"git+{repo_url.rstrip('/')}" if repo_url else None
-    lines = ["# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):"]
     dependencies = ", ".join(sorted(brought - {PACKAGE, "torch"}))
-    lines.append(
-        "# - torch: NVIDIA GPU가 없으면 PyTorch의 CPU 빌드("
-        + CPU_TORCH[1]
-        + "), 있으면 PyPI의 빌드(Linux에서는 CUDA 빌드)"
-    )
     where = "이 노트북이 든 저장소 폴더에서" + (f", 저장소 밖이면 {source} 에서" if source else "")
-    lines.append(f"# - {PACKAGE}: {where} (의존성 {dependencies} 중 없는 것 포함)")
-    lines += [f"# - {module}: 이 페이지의 코드가 씁니다" for module in others]
-    lines.append(
-        "# 그다음 같은 커널에서 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다."
-    )
+    lines = [
+        "# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):",
+        f"# - torch: NVIDIA GPU가 없으면 PyTorch의 CPU 빌드({CPU_TORCH[1]}), 있으면 PyPI의 빌드(Linux에서는 CUDA 빌드)",
+        f"# - {PACKAGE}: {where} (의존성 {dependencies} 중 없는 것 포함)",
+        *(f"# - {module}: 이 페이지의 코드가 씁니다" for module in others),
+        "# 그다음 같은 커널에서 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다.",
+    ]
     needed = {PACKAGE: source, **{module: module for module in others}}
     outside = (
         "이 노트북은 저장소 주소를 모르는 빌드에서 만들어졌고, seq2seq-attention 저장소 폴더 밖에서 열렸습니다. "
