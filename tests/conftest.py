@@ -95,13 +95,6 @@ GROUPS = {
 command), so that it runs once, while the other worker runs the other tests."""
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "site: builds the site, drives a browser, runs the notebooks or reads the accessibility audit "
-        "(set from the fixtures a test uses; the quick tier, `-m 'not site and not slow'`, leaves it out)"
-    )  # fmt: skip
-
-
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
