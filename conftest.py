@@ -1,21 +1,10 @@
-"""Wires the pages' spec fences into pytest: one copy per device, with pytest's asserts.
+"""The pages' spec fences in pytest (pytest-markdown-docs collects every plain ```python fence in docs/*.md).
 
-pytest-markdown-docs turns every plain ```python fence in docs/ into a test item. Here we
-
-* collect the fences of the pages only (not of docstrings in .py files);
-* clone each item that picks a device (`pick_device()`) once per device (`[cpu]`, `[cuda]`):
-  the plugin's items take no parametrized fixtures, so the clones are made in
-  `pytest_collection_modifyitems`; a fence that never picks a device runs once, as `[no-device]`;
-* run a fence exactly once (`FenceItem`), in an empty temporary working directory, as a reader's
-  fresh interpreter would;
-* steer a clone's device through `SEQ2SEQ_ATTENTION_DEVICE`, which the fence itself reads
-  with `pick_device()`: a fence copied into a fresh Python runs there as it is;
-* skip `[cuda]` with a reason where CUDA is absent; `--devices` chooses the devices;
-* run fences with pytest's assertion rewriting, so a failed assert shows both sides;
-* print how many fences ran per page and device at the end of the run;
-* with `--record-fences`, write each fence's run (outcome, what it printed, duration, PyTorch version,
-  device, date) into the committed record `docs/fence-runs.json` (see `hooks/fence_runs.py`); a device
-  that did not run keeps its previous entry. Without the option nothing is written.
+Each fence that calls `pick_device()` is cloned once per device of `--devices` (`[cpu]`, `[cuda]`; `[cuda]` skips
+with a reason without CUDA), steered through `SEQ2SEQ_ATTENTION_DEVICE`; any other runs once (`[no-device]`). A fence
+runs once (`FenceItem`), in an empty working directory, with pytest's assertion rewriting. The end of the run counts
+the fences per page and device; `--record-fences` writes each fence's run into `docs/fence-runs.json`
+(`hooks/fence_runs.py`), a device that did not run keeping its previous entry.
 """
 
 import ast
@@ -43,14 +32,10 @@ NO_DEVICE = fence_runs.NO_DEVICE
 
 
 class FenceItem(MarkdownInlinePythonItem):
-    """A spec fence as pytest-markdown-docs collects it, run here: exactly once, in an empty working directory,
-    with pytest's assertion rewriting, what its own code printed kept in `printed` (shown when it fails).
-
-    Beyond the plugin's public interface (the `pytest_markdown_docs_globals` hook, `fixture:` options) because
-    none changes how a fence is compiled and run: its runners live in the private `_runners` module (and its item
-    runs a runner again when it raises `TypeError`), and pytest offers no public way to rewrite asserts in an AST.
-    So this subclass of the plugin's item runs the fence itself, and tests/site/test_markdown_docs_interface.py fails,
-    naming the installed versions, when an upgrade changes a name or signature used here.
+    """A spec fence run here: once, in an empty working directory, with pytest's assertion rewriting, what its own
+    code printed kept in `printed`. The plugin's public interface cannot change how a fence is compiled and run, so
+    this subclass of its item does; tests/site/test_markdown_docs_interface.py fails, naming the installed versions,
+    when an upgrade changes a name or signature used here.
     """
 
     printed = ""

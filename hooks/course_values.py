@@ -1,23 +1,15 @@
 """The numbers the course prose states about a run, read from the committed files that hold them.
 
 A page writes ``{{ bleu_bahdanau_packaged_h256_test }}`` where it would otherwise type 37.56; the mkdocs-macros
-plugin (mkdocs.yml) renders it at build time from `values()`. Each name says what the value is, which model and
-recipe it belongs to and on which split it was measured:
-
-    <quantity>_<model>_<recipe>_<split>        e.g. bleu_luong_compare_h128_test, pairs_test_by_french
-
-- recipe ``packaged_h256`` / ``packaged_h128``: the checkpoints shipped in ``src/seq2seq_attention/pretrained/``
-  (``scripts/train_seq2seq.sh``); their held-out evaluation is in each ``checkpoint.json``.
-- recipe ``compare_h128``: the chapter 3 comparison (``results/attention/results.json``, H=128, 30 epochs, three
-  seeds, mean over seeds unless the name says ``seed0``).
-- split ``test``: the held-out pairs of the main split (``by_english``); ``by_french`` names the leaky split.
-- the corpus counts (pairs, splits, vocabulary sizes) come from ``results/corpus/counts.json``
-  (``python scripts/corpus_counts.py``, checked against the bundled corpus by tests/site/test_course_values.py).
+plugin (mkdocs.yml) renders it at build time from `values()`. A name says what the value is, its model, recipe and
+split: ``<quantity>_<model>_<recipe>_<split>`` (recipes: ``packaged_h256``/``packaged_h128``, the shipped
+checkpoints; ``compare_h128``, chapter 3's comparison; ``recipe_*``, the appendix's runs; splits: ``test``, the main
+split's held-out pairs, ``dev``, ``by_french``, the leaky split). The module derives only the values a page renders
+(tests/site/test_course_values.py fails on any other); the statistics are `seq2seq_attention.stats`' (no torch).
 
 Every file is read by the one validating reader (`json_files.read`) against its JSON Schema in ``schemas/``: a
 missing, malformed, truncated or mistyped file, or a zero the build would divide by, stops the build with one line
 that names the file, the entry, what was expected and the command that re-creates the file (`ResultsFileError`).
-Reading needs no torch, so the site builds without it.
 """
 
 from __future__ import annotations
@@ -69,14 +61,8 @@ COMMANDS = {
 }
 """How each file is re-created (results/*/README.md says the same)."""
 
-COMPARE_DECODERS = {
-    "gru": "gru",
-    "luong": "luong",
-    "luong:scaled_dot": "luong_scaled",
-    "luong:general": "luong_general",
-    "bahdanau": "bahdanau",
-}
-"""The comparison's decoders and the model part of their names."""
+COMPARE_DECODERS = {"luong:scaled_dot": "luong_scaled", "luong:general": "luong_general"}
+"""The comparison's decoders whose name part is not the decoder itself (gru, luong, bahdanau)."""
 
 PACKAGED_MODELS = {
     "bahdanau": "bahdanau_packaged_h256",
@@ -124,38 +110,51 @@ def alignment_statistics(weights: list[list[float]]) -> dict[str, float]:
     return {"diagonal": diagonal, "subject": weights[0][0], "verb": weights[1][1]}
 
 
+COMPARE_SEEDS = (("bahdanau", 0), ("luong", 0), ("gru", 1), ("gru", 2))
+"""The comparison's single-seed BLEU scores a page shows (model part of the name, seed)."""
+
+COMPARISONS_SHOWN = {
+    "bahdanau_vs_luong": ("min", "max", "low", "high", "p_max"),
+    "luong_scaled_vs_luong": ("min", "max", "low", "high"),
+    "bahdanau_vs_gru": ("mean",),
+    "luong_vs_gru": ("mean",),
+    "luong_general_vs_luong": ("seed0", "seed1", "seed2"),
+}
+"""The comparison's paired differences the pages show: ``diff_<bound>_<name>_compare_h128_test`` (mean, min, max,
+low, high), ``diff_<name>_compare_h128_seed<n>_test`` and ``p_max_<name>_compare_h128_test``."""
+
+
 def _compare(values: dict[str, str], root: Path) -> None:
     data = _read(COMPARE, "attention-results", root)
     settings = data["settings"]
     values["hidden_compare_h128"] = str(settings["hidden_size"])
     values["epochs_compare_h128"] = str(settings["epochs"])
-    bleu = {}
-    for model in data["models"]:
-        decoder = model["decoder"]
-        if decoder not in COMPARE_DECODERS:
-            continue
-        name = COMPARE_DECODERS[decoder]
-        bleu[decoder] = float(score(model["bleu"]))  # the mean difference is that of the two means as the table shows
-        values[f"bleu_{name}_compare_h128_test"] = score(model["bleu"])
-        values[f"bleu_std_{name}_compare_h128_test"] = score(model["bleu_std"])
-        for seed, value in enumerate(model["bleu_per_seed"]):
-            values[f"bleu_{name}_compare_h128_seed{seed}_test"] = score(value)
-        values[f"exact_{name}_compare_h128_test"] = percent(model["exact_match"])
-        if decoder != "gru":
-            # three decimals, as the comparison table prints it
-            values[f"peak_{name}_compare_h128_test"] = f"{model['mean_max_weight']:.3f}"
     values["batch_compare_h128"] = str(settings["batch_size"])
     values["learning_rate_compare_h128"] = f"{settings['learning_rate']:g}"
     values["teacher_forcing_percent_compare_h128"] = percent(settings["teacher_forcing_ratio"], 0)
-    values["time_budget_compare_h128"] = f"{settings['time_budget']:g}"
+    models = {COMPARE_DECODERS.get(m["decoder"], m["decoder"]): m for m in data["models"]}
+    for name in ("gru", "luong", "luong_scaled", "luong_general", "bahdanau"):
+        values[f"bleu_{name}_compare_h128_test"] = score(models[name]["bleu"])
+        if name in ("bahdanau", "luong", "luong_scaled"):  # three decimals, as the comparison table prints it
+            values[f"peak_{name}_compare_h128_test"] = f"{models[name]['mean_max_weight']:.3f}"
+    for name, seed in COMPARE_SEEDS:
+        if seed < len(models[name]["bleu_per_seed"]):
+            values[f"bleu_{name}_compare_h128_seed{seed}_test"] = score(models[name]["bleu_per_seed"][seed])
     for comparison in data["comparisons"]:
-        baseline, system = comparison["baseline"], comparison["system"]
-        name = f"{COMPARE_DECODERS[system]}_vs_{COMPARE_DECODERS[baseline]}_compare_h128"
+        system, baseline = (COMPARE_DECODERS.get(comparison[s], comparison[s]) for s in ("system", "baseline"))
+        name = f"{system}_vs_{baseline}"
+        if name not in COMPARISONS_SHOWN:
+            continue
         differences = comparison["difference_per_seed"]
+        # the mean difference is that of the two means as the table shows them
+        mean = float(score(models[system]["bleu"])) - float(score(models[baseline]["bleu"]))
+        shown = {
+            bound: (f"diff_{bound}_{name}_compare_h128_test", v) for bound, v in _paired(differences, mean).items()
+        }
         for seed, difference in enumerate(differences):
-            values[f"diff_{name}_seed{seed}_test"] = f"{difference:+.2f}"
-        _paired(values, f"{name}_test", differences, mean=bleu[system] - bleu[baseline])
-        values[f"p_max_{name}_test"] = f"{max(comparison['p_value_per_seed']):g}"
+            shown[f"seed{seed}"] = (f"diff_{name}_compare_h128_seed{seed}_test", f"{difference:+.2f}")
+        shown["p_max"] = (f"p_max_{name}_compare_h128_test", f"{max(comparison['p_value_per_seed']):g}")
+        values.update(shown[wanted] for wanted in COMPARISONS_SHOWN[name] if wanted in shown)
     for decoder in ("bahdanau", "luong"):
         stats = []
         for index, heatmap in enumerate(data["heatmaps"]):
@@ -165,49 +164,43 @@ def _compare(values: dict[str, str], root: Path) -> None:
                     wanted = f"{width} numbers (the source words and <eos>)"
                     fail(COMPARE, f"heatmaps[{index}].{decoder}.weights[{t}]", wanted, describe(row), COMMANDS[COMPARE])
             stats.append(alignment_statistics(heatmap[decoder]["weights"]))
-        name = COMPARE_DECODERS[decoder]
-        for key in ("diagonal", "subject", "verb"):
-            values[f"{key}_{name}_compare_h128_seed0_heatmaps"] = f"{sum(s[key] for s in stats) / len(stats):.2f}"
+        for key in ("diagonal", "subject", "verb")[: 3 if decoder == "bahdanau" else 2]:
+            values[f"{key}_{decoder}_compare_h128_seed0_heatmaps"] = f"{sum(s[key] for s in stats) / len(stats):.2f}"
 
 
 def _corpus(values: dict[str, str], root: Path) -> None:
     data = _read(CORPUS, "corpus-counts", root)
     values["lines_corpus_raw"] = count(data["lines"])
     values["pairs_total"] = count(data["pairs"])
-    for split in ("by_english", "by_french"):
-        counts = data["splits"][split]
-        values[f"pairs_train_{split}"] = count(counts["train"])
-        values[f"pairs_test_{split}"] = count(counts["test"])
-        values[f"pairs_dev_{split}"] = count(counts["dev"])
-        values[f"overlap_pairs_{split}"] = count(counts["test_targets_in_train"])
-        values[f"overlap_percent_{split}"] = percent(counts["target_overlap"])
+    splits = data["splits"]
+    for split, keys in (("by_english", ("train", "test", "dev")), ("by_french", ("train", "test"))):
+        for key in keys:
+            values[f"pairs_{key}_{split}"] = count(splits[split][key])
+    values["overlap_pairs_by_french"] = count(splits["by_french"]["test_targets_in_train"])
+    values["overlap_percent_by_french"] = percent(splits["by_french"]["target_overlap"])
     for side in ("source", "target"):
         words = data["vocabularies"]["all_pairs"][f"{side}_entries"] - len(SPECIAL_TOKENS)
-
         values[f"vocab_words_{side}_all_pairs"] = count(words)
         values[f"tutorial_n_words_{side}_all_pairs"] = count(words + 2)  # the tutorial's Lang counts SOS and EOS
 
 
 def _packaged(values: dict[str, str], root: Path) -> None:
     for name, label in PACKAGED_MODELS.items():
-        relative = PACKAGED.format(name=name)
-        data = _read(relative, "packaged-checkpoint", root, COMMANDS[PACKAGED].format(name=name))
-        training, evaluation = data["training"], data["training"]["evaluation"]
+        data = _read(PACKAGED.format(name=name), "packaged-checkpoint", root, COMMANDS[PACKAGED].format(name=name))
+        values[f"size_mb_{label}"] = f"{data['files']['model']['bytes'] / 1e6:.1f}"
+        if name == "bahdanau-bi":
+            continue  # the pages show its size only
+        training, evaluation, config = data["training"], data["training"]["evaluation"], data["training"]["config"]
         values[f"bleu_{label}_test"] = score(evaluation["bleu"])
-        values[f"exact_{label}_test"] = percent(evaluation["exact_match"])
         values[f"pairs_test_{label}"] = count(evaluation["pairs"])
         values[f"hidden_{label}"] = str(data["config"]["hidden_size"])
-        for key, short in (("batch_size", "batch"), ("epochs", "epochs_cap"), ("learning_rate", "learning_rate")):
-            values[f"{short}_{label}"] = f"{training['config'][key]:g}"
-        for key in ("time_budget", "label_smoothing", "dropout"):
-            values[f"{key}_{label}"] = f"{training['config'][key]:g}"
-        values[f"epochs_{label}"] = str(training["epoch"])
-        values[f"size_mb_{label}"] = f"{data['files']['model']['bytes'] / 1e6:.1f}"
+        settings = {"batch": "batch_size", "epochs_cap": "epochs", "learning_rate": "learning_rate"}
         if name == "bahdanau":
-            words = data["vocabularies"]["source"]["index2word"]
-            values["vocab_entries_source_packaged"] = count(len(words))
-            values["vocab_words_source_packaged"] = count(len(words) - len(SPECIAL_TOKENS))
-            values["vocab_entries_target_packaged"] = count(len(data["vocabularies"]["target"]["index2word"]))
+            values[f"exact_{label}_test"] = percent(evaluation["exact_match"])
+            values[f"epochs_{label}"] = str(training["epoch"])
+            settings |= {"label_smoothing": "label_smoothing", "dropout": "dropout"}
+        for short, key in {**settings, "time_budget": "time_budget"}.items():
+            values[f"{short}_{label}"] = f"{config[key]:g}"
 
 
 SEQ2SEQ_RUNS = {
@@ -217,19 +210,21 @@ SEQ2SEQ_RUNS = {
     "bahdanau-bi": "bahdanau_bi_packaged_h256",
 }
 """The runs of scripts/train_seq2seq.sh that the prose compares (seed 0 each) and their names."""
+SEQ2SEQ_COMPARISONS = (("gru (greedy)", "gru-mixed (greedy)"), ("bahdanau (greedy)", "bahdanau-bi (greedy)"))
+"""The paired comparisons of those runs the prose shows (baseline, system)."""
 
 
 def _seq2seq(values: dict[str, str], root: Path) -> None:
     """The paired comparisons of the packaged translators' runs (results/seq2seq/metrics.json, one seed each)."""
     data = _read(SEQ2SEQ, "seq2seq-metrics", root)
-    for run, name in SEQ2SEQ_RUNS.items():
-        values[f"best_test_loss_{name}_test"] = f"{data['runs'][run]['best_test_loss']:.2f}"
+    for run in ("gru", "bahdanau", "bahdanau-bi"):
+        values[f"best_test_loss_{SEQ2SEQ_RUNS[run]}_test"] = f"{data['runs'][run]['best_test_loss']:.2f}"
     for comparison in data["comparisons"]:
-        runs = [comparison[side] for side in ("baseline", "system")]
-        names = [run.removesuffix(" (greedy)") for run in runs]
-        if not all(run.endswith(" (greedy)") for run in runs) or not all(n in SEQ2SEQ_RUNS for n in names):
+        runs = (comparison["baseline"], comparison["system"])
+        if runs not in SEQ2SEQ_COMPARISONS:
             continue
-        name = f"{SEQ2SEQ_RUNS[names[1]]}_vs_{SEQ2SEQ_RUNS[names[0]]}"
+        baseline, system = (SEQ2SEQ_RUNS[run.removesuffix(" (greedy)")] for run in runs)
+        name = f"{system}_vs_{baseline}"
         values[f"diff_{name}_seed0_test"] = f"{comparison['difference']:+.2f}"
         values[f"p_{name}_seed0_test"] = f"{comparison['p_value']:g}"
 
@@ -245,38 +240,43 @@ def _fence_record(values: dict[str, str], root: Path) -> None:
 
 
 def _sentiment(values: dict[str, str], root: Path) -> None:
-    """Chapter 5: the classifiers' data sizes, mean test accuracy over seeds and the figure's first sentence."""
+    """Chapter 5: the classifiers' data sizes, the attention classifier's size and test accuracy, the recipe, and what
+    the two attention figures show, measured on the weights they draw."""
     data = _read(SENTIMENT, "sentiment-accuracy", root)
     for row in data["table"]:
         setup, kind, test = row["setup"], row["kind"], row["test_size"]
         values[f"test_sentences_sentiment_{setup}"] = count(test)
         values[f"train_sentences_sentiment_{setup}"] = count(row["train_size"])
-        values[f"points_per_sentence_sentiment_{setup}_test"] = f"{100 / test:.1f}"
-        values[f"accuracy_mean_{kind}_sentiment_{setup}_test"] = f"{row['mean']:.2f}"
-        values[f"parameters_ten_thousands_{kind}_sentiment_{setup}"] = str(round(row["parameters"] / 10_000))
+        if (setup, kind) == ("imdb", "attention"):
+            values["points_per_sentence_sentiment_imdb_test"] = f"{100 / test:.1f}"
+            values["parameters_ten_thousands_attention_sentiment_imdb"] = str(round(row["parameters"] / 10_000))
+        if (setup, kind) == ("all", "attention"):
+            values["accuracy_mean_attention_sentiment_all_test"] = f"{row['mean']:.2f}"
     relative = "results/sentiment/checkpoints/all_attention/checkpoint.json"
     recipe = _read(relative, "sentiment-checkpoint", root, COMMANDS[SENTIMENT])["training"]["config"]
     values["batch_attention_sentiment"] = str(recipe["batch_size"])
     values["learning_rate_attention_sentiment"] = f"{recipe['learning_rate']:g}"
     values["clip_attention_sentiment"] = f"{recipe['clip']:g}"
-    for setup in ("imdb", "all"):  # what the two attention figures show, measured on the weights they draw
+    for setup in ("imdb", "all"):
         sentences = data["figures"][setup]["sentences"]
         for index, sentence in enumerate(sentences):
             if len(sentence["weights"]) != len(sentence["words"]):
                 where, found = f"figures.{setup}.sentences[{index}].weights", describe(sentence["weights"])
                 fail(SENTIMENT, where, f"{len(sentence['words'])} weights (one per word)", found, COMMANDS[SENTIMENT])
         rows = [sentence["weights"] for sentence in sentences]
-        values[f"sentences_sentiment_{setup}_figure"] = str(len(rows))
-        values[f"first_over_last_sentiment_{setup}_figure"] = str(sum(row[0] > row[-1] for row in rows))
-        values[f"decreasing_sentiment_{setup}_figure"] = str(
-            sum(all(a >= b for a, b in zip(row, row[1:], strict=False)) for row in rows)
-        )
         halves = [sum(row[: len(row) // 2]) for row in rows]
         values[f"first_half_share_sentiment_{setup}_figure"] = f"{sum(halves) / len(halves):.2f}"
-        values[f"argmax_words_sentiment_{setup}_figure"] = ", ".join(
-            s["words"][max(range(len(s["weights"])), key=s["weights"].__getitem__)].rstrip("*") for s in sentences
-        )
-    first = data["figures"]["all"]["sentences"][0]
+    imdb = [sentence["weights"] for sentence in data["figures"]["imdb"]["sentences"]]
+    values["sentences_sentiment_imdb_figure"] = str(len(imdb))
+    values["first_over_last_sentiment_imdb_figure"] = str(sum(row[0] > row[-1] for row in imdb))
+    values["decreasing_sentiment_imdb_figure"] = str(
+        sum(all(a >= b for a, b in zip(row, row[1:], strict=False)) for row in imdb)
+    )
+    sentences = data["figures"]["all"]["sentences"]
+    values["argmax_words_sentiment_all_figure"] = ", ".join(
+        s["words"][max(range(len(s["weights"])), key=s["weights"].__getitem__)].rstrip("*") for s in sentences
+    )
+    first = sentences[0]
     values["best_weight_attention_sentiment_all_figure"] = f"{first['weights'][first['words'].index('best')]:.2f}"
     values["p_positive_attention_sentiment_all_figure"] = f"{first['p_positive']:.2f}"
 
@@ -315,14 +315,9 @@ def _benchmark(values: dict[str, str], root: Path) -> None:
     values["sgemm_peak_gflops_benchmark"] = f"{data['sgemm_peak']['gflops']:.1f}"
     values["useful_gflop_per_epoch_benchmark"] = f"{data['flop_model']['useful_gflop_per_epoch']:.0f}"
     values["useful_mflop_per_pair_benchmark"] = f"{data['flop_model']['useful_mflop_per_pair']:.1f}"
-    for trainer in ("project", "tutorial"):
-        best = max(data["quality"][trainer], key=lambda point: point["bleu"])
-        values[f"bleu_best_{trainer}_benchmark_300s_by_french"] = score(best["bleu"])
-        values[f"seconds_best_{trainer}_benchmark_300s_by_french"] = f"{best['at_s']:g}"
-
-
-RECIPE_ROWS = {"baseline": "recipe_baseline", "combo-b32-d0": "recipe_b32_d0", "combo-bi-b32-d0": "recipe_bi_b32_d0"}
-"""The appendix's recipes that must be there (results/quality rows) and the recipe part of their names."""
+    best = max(data["quality"]["project"], key=lambda point: point["bleu"])
+    values["bleu_best_project_benchmark_300s_by_french"] = score(best["bleu"])
+    values["seconds_best_project_benchmark_300s_by_french"] = f"{best['at_s']:g}"
 
 
 def recipe_name(row: str) -> str:
@@ -330,73 +325,86 @@ def recipe_name(row: str) -> str:
     return "recipe_" + row.removeprefix("combo-").replace("-60s", "").replace("-", "_").replace(".", "")
 
 
-OTHER_REFERENCE = {
-    "combo-bi-b32-d0": ("combo-b32-d0",),
-    "luong-feeding": ("luong",),
-    "bi-budget": ("combo-bi-b32-d0",),
-    "bi-budget-beam-5": ("bi-budget",),
-    "bi-budget-beam-5-lp-0.6": ("bi-budget",),
+SEEDS_FIVE = tuple(f"bleu_seed{seed}" for seed in range(5))
+RECIPES_SHOWN = {
+    "dev": {
+        "baseline": ("bleu_mean", "cpu_seconds_min", "cpu_seconds_max", "wall_seconds_min", "wall_seconds_max"),
+        "combo-b32-d0": ("bleu_mean", "epochs_min", "epochs_max"),
+        "batch-10": ("bleu_mean", "epochs_min", "epochs_max", "diff_min", "diff_max"),
+        "bidirectional": ("bleu_mean", "diff_min", "diff_max"),
+        "combo-bi-b32-d0": ("bleu_mean", "epochs_min", "epochs_max", "diff_min", "diff_low", "diff_high"),
+        "combo-bi-b32-d0-60s": ("bleu_mean",),
+        "combo-bi-b32-d0-60s-fit": ("bleu_mean",),
+        "bi-budget": ("bleu_mean", "epochs_min", "epochs_max"),
+        "bi-budget vs combo-bi-b32-d0": ("diff_mean", "diff_low", "diff_high"),
+        "init-xavier": ("diff_mean",),
+        "tied": ("diff_mean",),
+        "luong": ("cpu_seconds_mean",),
+        "luong-feeding": ("cpu_seconds_mean",),
+        "luong-feeding vs luong": ("diff_min", "diff_max", "diff_low", "diff_high", "cpu_percent_more"),
+    },
+    "test": {
+        "baseline": ("bleu_mean", "bleu_low", "bleu_high"),
+        "baseline-60s": ("bleu_mean", "bleu_low", "bleu_high"),
+        "combo-bi-b32-d0-60s-fit": ("bleu_mean", "bleu_low", "bleu_high"),
+        "combo-b32-d0": ("bleu_mean", "bleu_low", "bleu_high", "diff_min", "diff_max"),
+        "combo-bi-b32-d0": ("bleu_mean", "bleu_low", "bleu_high", *SEEDS_FIVE),
+        "combo-bi-b32-d0 vs combo-b32-d0": ("diff_mean", "diff_low", "diff_high"),
+    },
 }
-"""Rows the appendix also pairs with a row other than the baseline (seed by seed): the name gets ``_vs_<that row>``."""
+"""What the appendix shows of each recipe row (results/quality, dev split; results/quality/final, test split):
+``<quantity>_<decoder>_<recipe>_h256_<budget>_<n>seeds_<split>``. A row is compared seed by seed with the baseline
+of its budget, or with the row after ``vs`` (then the name gets ``_vs_<that recipe>``)."""
 
 
 BASELINE_SETTINGS = ("hidden_size", "batch_size", "learning_rate", "epochs", "dropout", "label_smoothing")
 """The baseline recipe's settings the appendix states (``<setting>_bahdanau_recipe_baseline``, from its dev runs)."""
 
 
+def _seed_quantities(runs: list[dict], split: str, reference: list[dict]) -> dict[str, str]:
+    """A recipe row's BLEU (mean, interval, per seed), how long its seeds ran (the CPU time the budget counts, the
+    wall-clock time, the epochs finished) and its seed-paired differences with `reference`'s."""
+    bleus = [run[split]["bleu"] for run in runs]
+    cpu, wall, epochs = ([run[key] for run in runs] for key in ("cpu_seconds", "wall_seconds", "epochs"))
+    found = {f"bleu_{bound}": value for bound, value in _interval(bleus).items()}
+    found |= {f"bleu_seed{seed}": score(bleu) for seed, bleu in enumerate(bleus)}
+    found |= {f"cpu_seconds_{k}": count(round(f(cpu))) for k, f in (("min", min), ("max", max), ("mean", _mean))}
+    found |= {f"wall_seconds_{k}": count(round(f(wall))) for k, f in (("min", min), ("max", max))}
+    found |= {"epochs_min": str(min(epochs)), "epochs_max": str(max(epochs))}
+    paired = [a - b[split]["bleu"] for a, b in zip(bleus, reference, strict=True)]
+    found |= {f"diff_{bound}": value for bound, value in _paired(paired).items()}
+    found["cpu_percent_more"] = f"{100 * (sum(cpu) / sum(run['cpu_seconds'] for run in reference) - 1):.0f}"
+    return found
+
+
 def _recipes(values: dict[str, str], root: Path) -> None:
     """The appendix's recipe runs (H=256; the decoder from each run's config): three seeds a row on the dev split, five
-    on the test split."""
-    for folder, split, key, seeds in ((RECIPE, "dev", "dev", 3), (f"{RECIPE}/final", "test", "test", 5)):
-        rows = {path.name.rsplit("-seed", 1)[0] for path in (root / folder).glob("*-seed*.json")}
-        by_row: dict[str, list[float]] = {}
-        cpu_by_row: dict[str, list[float]] = {}
-        decoders: dict[str, str] = {}
-        for row in sorted(rows | set(RECIPE_ROWS)):
+    on the test split. Every row's files are read (and must hold that many seeds); the pages show `RECIPES_SHOWN`."""
+    for split, folder, seeds in (("dev", RECIPE, 3), ("test", f"{RECIPE}/final", 5)):
+        shown = {}  # (row, the row it is compared with) -> quantities
+        for key, quantities in RECIPES_SHOWN[split].items():
+            row, _, other = key.partition(" vs ")
+            shown[row, other or ("baseline-60s" if "-60s" in row else "baseline")] = quantities
+        named = {row for key in shown for row in key}
+        runs: dict[str, list[dict]] = {}
+        for row in sorted({path.name.rsplit("-seed", 1)[0] for path in (root / folder).glob("*-seed*.json")} | named):
             pattern = f"{row}-seed*.json"
             paths = sorted((root / folder).glob(pattern))
             if len(paths) != seeds:
                 fail(f"{folder}/{pattern}", "(the files)", f"{seeds} seeds", str(len(paths)), COMMANDS[folder], "them")
-            bleus, cpu, wall, epochs = [], [], [], []
-            for path in paths:
-                data = _read(str(path.relative_to(root)), f"quality-{key}", root, COMMANDS[folder])
-                bleus.append(data[key]["bleu"])
-                cpu.append(data["cpu_seconds"])
-                wall.append(data["wall_seconds"])
-                epochs.append(data["epochs"])
-                decoder = data["config"]["decoder"]
-                if row == "baseline" and key == "dev":
-                    for setting in BASELINE_SETTINGS:
-                        values[f"{setting}_bahdanau_recipe_baseline"] = f"{data['config'][setting]:g}"
-            budget = "60s" if "-60s" in row else "300s"
-            label = f"{decoder}_{recipe_name(row)}_h256_{budget}_{len(bleus)}seeds_{split}"
-            _mean_and_interval(values, "bleu", label, bleus)
-            for seed, bleu in enumerate(bleus):
-                values[f"bleu_seed{seed}_{label}"] = score(bleu)
-            # how long the seeds ran: the CPU time the budget counts, the wall-clock time and the epochs finished
-            values[f"cpu_seconds_min_{label}"] = count(round(min(cpu)))
-            values[f"cpu_seconds_max_{label}"] = count(round(max(cpu)))
-            values[f"cpu_seconds_mean_{label}"] = count(round(sum(cpu) / len(cpu)))
-            values[f"wall_seconds_min_{label}"] = count(round(min(wall)))
-            values[f"wall_seconds_max_{label}"] = count(round(max(wall)))
-            values[f"epochs_min_{label}"] = str(min(epochs))
-            values[f"epochs_max_{label}"] = str(max(epochs))
-            by_row[row] = bleus
-            cpu_by_row[row] = cpu
-            decoders[row] = decoder
-        for row, bleus in by_row.items():  # seed-paired differences against the baseline of the same budget
-            baseline = "baseline-60s" if "-60s" in row else "baseline"
-            pairs = [("", baseline)] + [
-                (f"_vs_{recipe_name(b).removeprefix('recipe_')}", b) for b in OTHER_REFERENCE.get(row, ())
+            runs[row] = [
+                _read(str(path.relative_to(root)), f"quality-{split}", root, COMMANDS[folder]) for path in paths
             ]
-            for suffix, reference in pairs:
-                if row == reference or reference not in by_row:
-                    continue
-                budget = "60s" if "-60s" in row else "300s"
-                label = f"{decoders[row]}_{recipe_name(row)}{suffix}_h256_{budget}_{len(bleus)}seeds_{split}"
-                _paired(values, label, [a - b for a, b in zip(bleus, by_row[reference], strict=True)])
-                more = sum(cpu_by_row[row]) / sum(cpu_by_row[reference]) - 1
-                values[f"cpu_percent_more_{label}"] = f"{100 * more:.0f}"
+        if split == "dev":
+            for setting in BASELINE_SETTINGS:
+                values[f"{setting}_bahdanau_recipe_baseline"] = f"{runs['baseline'][-1]['config'][setting]:g}"
+        for (row, reference), quantities in shown.items():
+            versus = "" if reference.startswith("baseline") else f"_vs_{recipe_name(reference).removeprefix('recipe_')}"
+            budget = "60s" if "-60s" in row else "300s"
+            decoder = runs[row][-1]["config"]["decoder"]
+            label = f"{decoder}_{recipe_name(row)}{versus}_h256_{budget}_{seeds}seeds_{split}"
+            found = _seed_quantities(runs[row], split, runs[reference])
+            values.update((f"{quantity}_{label}", found[quantity]) for quantity in quantities)
 
 
 EXTERNAL_RUNS = {"joey-transformer": ("joey_transformer", 3), "joey-recurrent": ("joey_recurrent", 2)}
@@ -413,26 +421,27 @@ def _external(values: dict[str, str], root: Path) -> None:
         if len(data["runs"]) != runs:
             fail(relative, "runs", f"{runs} runs", str(len(data["runs"])), COMMANDS[relative])
         label = f"{model}_300s_{runs}runs_test"
-        _mean_and_interval(values, "external_bleu", label, [run["greedy_bleu"] for run in data["runs"]])
+        for bound, value in _interval([run["greedy_bleu"] for run in data["runs"]]).items():
+            values[f"external_bleu_{bound}_{label}"] = value
         if name == "joey-transformer":
-            beams = [run["beam5_bleu"] for run in data["runs"]]
-            values[f"external_bleu_beam5_mean_{label}"] = score(sum(beams) / len(beams))
+            values[f"external_bleu_beam5_mean_{label}"] = score(_mean([run["beam5_bleu"] for run in data["runs"]]))
             values[f"external_bleu_{model}_60s_1run_test"] = score(data["at_60s"]["greedy_bleu"])
 
 
-def _mean_and_interval(values: dict[str, str], quantity: str, label: str, samples: list[float]) -> None:
-    """``<quantity>_mean_<label>``, ``_low_`` and ``_high_``: the BLEU mean over seeds or runs and its interval."""
-    for bound, value in zip(("mean", "low", "high"), seed_interval(samples), strict=True):
-        values[f"{quantity}_{bound}_{label}"] = score(value)
+def _mean(samples: list[float]) -> float:
+    return sum(samples) / len(samples)
 
 
-def _paired(values: dict[str, str], label: str, differences: list[float], mean: float | None = None) -> None:
-    """``diff_<mean, min, max, low, high>_<label>``: seed-paired BLEU differences, their mean (unless `mean` is
-    given), range and 95% interval."""
+def _interval(samples: list[float]) -> dict[str, str]:
+    """The BLEU mean over seeds or runs and its 95% interval (`stats.seed_interval`): mean, low, high."""
+    return dict(zip(("mean", "low", "high"), map(score, seed_interval(samples)), strict=True))
+
+
+def _paired(differences: list[float], mean: float | None = None) -> dict[str, str]:
+    """Seed-paired BLEU differences: their mean (unless `mean` is given), min, max and 95% interval (low, high)."""
     average, low, high = seed_interval(differences)
     bounds = {"mean": average if mean is None else mean, "min": min(differences), "max": max(differences)}
-    for bound, value in {**bounds, "low": low, "high": high}.items():
-        values[f"diff_{bound}_{label}"] = f"{value:+.2f}"
+    return {bound: f"{value:+.2f}" for bound, value in {**bounds, "low": low, "high": high}.items()}
 
 
 LIVE_FIRST_FILES = ("weights.bin", "vocabularies.json", "sentences.json")
@@ -460,7 +469,7 @@ def _live(values: dict[str, str], root: Path) -> None:
 
 def values(root: Path = ROOT) -> dict[str, str]:
     """Every named value, formatted as the prose writes it (a string: "37.56", "5,318", "18.3")."""
-    found: dict[str, str] = {"special_tokens": str(len(SPECIAL_TOKENS))}
+    found: dict[str, str] = {}
     _compare(found, root)
     _corpus(found, root)
     _packaged(found, root)

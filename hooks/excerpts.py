@@ -1,19 +1,9 @@
-"""Markdown extension `excerpts`: an excerpt's title comes from its snippet section, and links to those lines in the
-repository.
+"""Markdown extension `excerpts`: an excerpt's title comes from its snippet section, and links to those lines.
 
-A page shows source code with a fence that holds one snippet line::
-
-    ```{.python notest}
-    --8<-- "src/seq2seq_attention/model/attention.py:forward"
-    ```
-
-Before the page is converted, the fence gets the title ``path · names``: the classes, functions
-and constants the section defines (methods with their class), or the definition the section is a
-part of. When the extension has a `repo_url` (mkdocs.yml gives it ``REPO_URL``, which CI sets from the
-repository it runs in), the title links to the section's lines in the commit being built; without one
-there is nothing to link to, and the title is plain text. Titles are never typed on the pages
-(`tests/site/test_excerpts.py`). A preprocessor titles the fences before pymdownx.snippets includes the code;
-a postprocessor links the titles in the page's HTML.
+A source excerpt is a ```` ```{.python notest} ```` fence holding one line, ``--8<-- "src/...py:section"``. A
+preprocessor (before pymdownx.snippets) titles it ``path · names`` (what the section defines, methods with their
+class, or the definition it is part of); with a `repo_url` (mkdocs.yml: ``REPO_URL``) a postprocessor links the title
+to the section's lines in the commit being built. Titles are never typed on the pages (tests/site/test_excerpts.py).
 """
 
 import ast

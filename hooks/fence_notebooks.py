@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 import fence_runs
 import markdown
 import nbformat
+from nbformat import v4
 from pytest_markdown_docs.plugin import parse_superfences_block_info
 from snippets import EXCERPT
 
@@ -66,32 +67,22 @@ alone (its dependencies come with the package), as README's CPU install line doe
 
 
 def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str | None) -> str:
-    """The first cell: what it installs (only what is missing), said in its comments and printed; then it imports
-    the package in the same kernel, and shows in the notebook every matplotlib figure a later cell leaves in a name.
-
-    PyTorch comes first when it is missing: the CPU build from PyTorch's index where there is no NVIDIA GPU
-    (`CPU_TORCH`), PyPI's build (CUDA on Linux) where there is one. The package comes from the checkout the
-    notebook lies in (the folder above it that holds the package's pyproject.toml: a site built in the
-    repository), else from the repository's address when the build knew it (``git+URL``); with neither, the
-    cell stops and says to open the notebook in a checkout. The install is a regular one (not ``-e``): an
-    editable install is a ``.pth`` file that a running kernel never reads, so the same kernel could not import it.
-    """
+    """The first cell: it installs what is missing (said in its comments and printed), imports the package in the same
+    kernel and shows every matplotlib figure a later cell leaves in a name. PyTorch first: `CPU_TORCH` without an
+    NVIDIA GPU, PyPI's build with one; the package from the checkout the notebook lies in, else from ``git+repo_url``
+    (neither: the cell stops and says so), never ``-e`` (a running kernel never reads an editable install's .pth)."""
     brought = _package_modules(root)
     others = sorted(set().union(*(_imported_modules(fence.code) for fence in fences)) - brought)
     source = f"git+{repo_url.rstrip('/')}" if repo_url else None
-    lines = ["# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):"]
     dependencies = ", ".join(sorted(brought - {PACKAGE, "torch"}))
-    lines.append(
-        "# - torch: NVIDIA GPU가 없으면 PyTorch의 CPU 빌드("
-        + CPU_TORCH[1]
-        + "), 있으면 PyPI의 빌드(Linux에서는 CUDA 빌드)"
-    )
     where = "이 노트북이 든 저장소 폴더에서" + (f", 저장소 밖이면 {source} 에서" if source else "")
-    lines.append(f"# - {PACKAGE}: {where} (의존성 {dependencies} 중 없는 것 포함)")
-    lines += [f"# - {module}: 이 페이지의 코드가 씁니다" for module in others]
-    lines.append(
-        "# 그다음 같은 커널에서 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다."
-    )
+    lines = [
+        "# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):",
+        f"# - torch: NVIDIA GPU가 없으면 PyTorch의 CPU 빌드({CPU_TORCH[1]}), 있으면 PyPI의 빌드(Linux에서는 CUDA 빌드)",
+        f"# - {PACKAGE}: {where} (의존성 {dependencies} 중 없는 것 포함)",
+        *(f"# - {module}: 이 페이지의 코드가 씁니다" for module in others),
+        "# 그다음 같은 커널에서 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다.",
+    ]
     needed = {PACKAGE: source, **{module: module for module in others}}
     outside = (
         "이 노트북은 저장소 주소를 모르는 빌드에서 만들어졌고, seq2seq-attention 저장소 폴더 밖에서 열렸습니다. "
@@ -214,12 +205,10 @@ def _prose(lines: list[str], page: str, site_url: str | None, block_titles: dict
     return LINK.sub(lambda m: m[1] + _site_link(m["target"], page, site_url), text)
 
 
-def _cell(kind: str, source: str, printed: str = "") -> dict:
-    """A notebook cell (validated once, with the whole notebook); a code cell shows what its fence printed."""
-    if kind == "markdown":
-        return {"cell_type": "markdown", "metadata": {}, "source": source}
-    outputs = [{"output_type": "stream", "name": "stdout", "text": printed + "\n"}] if printed else []
-    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": outputs, "source": source}
+def _code(source: str, printed: str = "") -> dict:
+    """A code cell that shows what its fence printed (validated once, with the whole notebook)."""
+    outputs = [v4.new_output("stream", name="stdout", text=printed + "\n")] if printed else []
+    return v4.new_code_cell(source, outputs=outputs)
 
 
 def _shown_fence(token) -> str:
@@ -242,18 +231,10 @@ def notebook(
     runs: dict[str, dict[str, dict]],
     block_titles: dict[str, str] | None = None,
 ) -> str:
-    """The notebook (nbformat 4 JSON) of a page with spec fences.
-
-    Args:
-        text: the page's markdown, as in `docs/`.
-        page: the page's path relative to the docs folder (links are resolved from it).
-        root: the repository root (its `pyproject.toml` names what the package brings).
-        snippets: the `pymdownx.snippets` options of the build.
-        site_url: the site's URL: relative links become links to the site; None keeps them as written.
-        repo_url: the repository's URL: the first cell installs the package from it when it is missing.
-        runs: the fence record (`fence_runs.load`): a spec fence's cell carries its recorded CPU output.
-        block_titles: the titles of `pymdownx.blocks.details` types (``{"solution": "풀이"}``).
-    """
+    """The notebook (nbformat 4 JSON) of the page `page` (its path in docs; links resolve from it) whose markdown is
+    `text`: snippets expanded with the build's `snippets` options, relative links made links to `site_url` (None keeps
+    them), the package installed from `repo_url` when missing, each spec fence's cell with its recorded CPU output
+    (`runs`, `fence_runs.load`), `block_titles` the titles of `pymdownx.blocks.details` types."""
     block_titles = block_titles or {}
     titled = EXCERPT.sub(
         lambda m: (
@@ -268,13 +249,13 @@ def notebook(
     tokens = [token for token in fence_runs.PARSER.parse(expanded) if token.type == "fence" and token.map]
     fences = fence_runs.spec_fences(expanded)
     by_line = {fence.line: fence for fence in fences}
-    cells = [_cell("code", install_cell(fences, root, repo_url))]
+    cells = [_code(install_cell(fences, root, repo_url))]
     markdown_parts: list[str] = []  # the markdown since the last code cell
     position = 0
 
     def end_markdown() -> None:
         if markdown_parts:
-            cells.append(_cell("markdown", "\n\n".join(markdown_parts)))
+            cells.append(v4.new_markdown_cell("\n\n".join(markdown_parts)))
             markdown_parts.clear()
 
     def add_prose(start: int, until: int) -> None:
@@ -284,7 +265,7 @@ def notebook(
             if question.strip():
                 markdown_parts.append(question.strip())
             end_markdown()
-            cells.append(_cell("code", TRY_FIRST_CELL))
+            cells.append(_code(TRY_FIRST_CELL))
         if answer.strip():
             markdown_parts.append(answer.strip())
 
@@ -300,22 +281,13 @@ def notebook(
         end_markdown()
         run = runs.get(fence.key, {}).get(fence.cpu_tag)
         printed = run["output"] if run and run["outcome"] == "passed" else ""
-        cells.append(_cell("code", fence.code.rstrip("\n"), printed))
+        cells.append(_code(fence.code.rstrip("\n"), printed))
     add_prose(position, len(lines))
     end_markdown()
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same notebook
-    book = nbformat.from_dict(
-        {
-            "nbformat": 4,
-            "nbformat_minor": 5,
-            "cells": cells,
-            "metadata": {
-                "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                "language_info": {"name": "python"},
-            },
-        }
-    )
+    kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    book = v4.new_notebook(cells=cells, metadata={"kernelspec": kernel, "language_info": {"name": "python"}})
     invalid: dict = {}
     text = nbformat.writes(book, capture_validation_error=invalid)  # validates the whole notebook once
     if invalid:

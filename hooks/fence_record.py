@@ -7,8 +7,7 @@ Everything comes from the committed record `docs/fence-runs.json` (`hooks/fence_
 * under each fence, the output its last CPU run printed (and the GPU's, where that differs); a fence whose
   code has no recorded run (changed since, or new) says so: "아직 실행하지 않음";
 * under the title, one short mark, "CPU·GPU에서 실행 · date" (`mark`: what did not run or failed is counted), that
-  links to the appendix page saying what ran where (appendix/verification.md#record): a lesson names no machine.
-  `stamp` ("검증: CPU (PyTorch …, date) · GPU (device, PyTorch …, date)") says it all, for the tests;
+  links to the appendix page saying what ran where (appendix/verification.md#record): a lesson names no machine;
 * a notebook of the page (`hooks/fence_notebooks.py`) next to it, with an "Open in Colab" link when the
   repository is on GitHub (`repo_url`), for the copy the site publishes on its gh-pages branch.
 
@@ -44,41 +43,6 @@ _notebooks: dict[str, str] = {}
 def notebook_path(page: str) -> str:
     """Where a page's notebook is published: `attention/scores.md` -> `attention/scores.ipynb`."""
     return str(PurePosixPath(page).with_suffix(".ipynb"))
-
-
-def _span(dates: list[str]) -> str:
-    return dates[0] if dates[0] == dates[-1] else f"{dates[0]}~{dates[-1]}"
-
-
-def device_summary(label: str, runs: list[dict | None], *, with_device: bool) -> str:
-    """One device's part of the stamp, from the runs of a page's fences on it (None: no run recorded)."""
-    ran = [run for run in runs if run is not None]
-    if not ran:
-        return f"{label}: {NOT_RUN}"
-    failed = [run for run in ran if run["outcome"] != "passed"]
-    missing = len(runs) - len(ran)
-    facts = []
-    if with_device:
-        facts.append(", ".join(sorted({run["device"] for run in ran})))
-    facts.append("PyTorch " + ", ".join(sorted({run["torch"] for run in ran})))
-    facts.append(_span(sorted(run["date"] for run in ran)))
-    notes = []
-    if failed:
-        notes.append(f"코드 블록 {len(runs)}개 중 {len(failed)}개 실패")
-    if missing:
-        notes.append(f"코드 블록 {len(runs)}개 중 {missing}개는 {NOT_RUN}")
-    return f"{label} ({', '.join(facts)})" + (f": {'; '.join(notes)}" if notes else "")
-
-
-def stamp(fences: Sequence[fence_runs.Fence], runs: dict[str, dict[str, dict]]) -> str:
-    """'검증: CPU (PyTorch …, date) · GPU (device, PyTorch …, date)' for a page's fences, from the record."""
-    cpu = device_summary("CPU", [runs.get(f.key, {}).get(f.cpu_tag) for f in fences], with_device=False)
-    on_device = [fence for fence in fences if fence.picks_device]
-    if on_device:
-        gpu = device_summary("GPU", [runs.get(f.key, {}).get("cuda") for f in on_device], with_device=True)
-    else:
-        gpu = "GPU: 해당 없음 (장치를 고르는 코드 블록이 없음)"
-    return f"검증: {cpu} · {gpu}"
 
 
 def mark(fences: Sequence[fence_runs.Fence], runs: dict[str, dict[str, dict]]) -> str:

@@ -1,16 +1,10 @@
-"""The record of the spec fences' last runs: `docs/fence-runs.json`.
+"""The record of the spec fences' last runs, `docs/fence-runs.json`: written on request by the test run
+(`python -m pytest --record-fences`, the root conftest.py), read by the site build (`hooks/fence_record.py`).
 
-Shared by the test run, which writes the record on request (`python -m pytest --record-fences`,
-see the root `conftest.py`), and by the site build, which only reads it (`hooks/fence_record.py`).
-
-A fence is keyed by a hash of its own code and of every fence it continues (a ``{.python
-continuation}`` chain runs as one program), not by its line: prose moved around a fence keeps its
-record, and a changed fence loses the record of itself and of every fence that continues it.
-
-The record holds, per page in `docs/` and per fence in page order, one run per device tag: `cpu` and
-`cuda` for a fence that calls `pick_device()` (one copy per device), `no-device` for a fence that
-does not (it runs once, on the CPU). A run is its outcome, what the fence printed (capped), its
-duration, the PyTorch version, the device's name and the date.
+A fence is keyed by a hash of its own code and of every fence it continues (a ``{.python continuation}`` chain runs
+as one program), not by its line. Per page and fence, in page order, the record holds one run per device tag (`cpu`
+and `cuda` for a fence that calls `pick_device()`, else `no-device`): outcome, what it printed (capped), duration,
+PyTorch version, device name and date.
 """
 
 import functools
@@ -37,15 +31,9 @@ OUTPUT_CHARS = 3000
 
 @dataclass(frozen=True)
 class Fence:
-    """A spec fence: a python fence that pytest runs (not ``notest``).
-
-    Attributes:
-        line: the 1-based line of the opening fence (pytest-markdown-docs' `start_line`).
-        end: the 1-based line of the closing fence.
-        code: the fence's own code.
-        key: a hash of the code and of every fence it continues.
-        picks_device: whether the chain calls `pick_device()` (then it runs once per device).
-    """
+    """A spec fence (a python fence pytest runs): its opening and closing lines (1-based; `line` is
+    pytest-markdown-docs' `start_line`), its own `code`, the `key` of it and the fences it continues, and whether the
+    chain `picks_device` (then it runs once per device)."""
 
     line: int
     end: int

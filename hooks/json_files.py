@@ -1,14 +1,11 @@
 """The one reader of the JSON files the site build reads: the fence record, the stepper's trace, the results files.
 
-Each file is described by a JSON Schema in ``schemas/<name>.schema.json`` and read by `read`, which parses it
-strictly (no NaN or Infinity, no number a float cannot hold, no merge-conflict marker) and validates it with the
-jsonschema library. A bad file stops the build with one line that names the file, the entry, what was expected,
-what was found and the command that re-creates the file (`FileError`):
+`read` parses a file strictly (no NaN or Infinity, no number a float cannot hold, no merge-conflict marker) and
+validates it against ``schemas/<name>.schema.json`` with jsonschema. A bad file stops the build with one line
+(`FileError`) naming the file, the entry, what was expected (the schema's ``title``, else words for the keyword that
+failed), what was found and the command that re-creates the file:
 
     results/corpus/counts.json: pairs: expected a whole number >= 0, found str '5318'; re-create it with `...`
-
-A schema's ``title`` (on a definition or a property) is what the line says was expected; without one, the line says
-it from the schema keyword that failed (``type``, ``minimum``, ``exclusiveMinimum``, ``const``, ...).
 """
 
 from __future__ import annotations
@@ -135,18 +132,9 @@ def expected(error: ValidationError) -> str:
 
 
 def read(path: Path, schema: str, command: str, name: str | None = None) -> Any:
-    """The JSON document at `path`, parsed strictly and valid against ``schemas/<schema>.schema.json``.
-
-    Args:
-        path: the file.
-        schema: the schema's name.
-        command: the command that re-creates the file (the line ends with it).
-        name: the file as the line names it (default: `path`).
-
-    Raises:
-        FileError: the file is missing, a folder, not UTF-8, not complete strict JSON, or not what the schema
-            describes; one line naming the file, the entry, what was expected, what was found and the command.
-    """
+    """The JSON document at `path`, parsed strictly and valid against ``schemas/<schema>.schema.json``; else
+    `FileError`, one line naming the file (`name`, default `path`), the entry, what was expected and found, and the
+    `command` that re-creates it."""
     name = name or str(path)
 
     def bad(wanted: str, found: str) -> NoReturn:

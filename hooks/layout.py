@@ -1,21 +1,11 @@
 """Markdown extension `layout`: what the page's HTML needs for a phone, and solutions kept out of search.
 
-Three postprocessors on the page's HTML (after Python-Markdown has put the raw HTML back), so that any engine that
-renders Python-Markdown runs them:
-
-* Code on a phone: a wrapped line keeps its indentation, and a shell flag is never split. `pymdownx.highlight`
-  (`line_spans: __span` in mkdocs.yml) puts every line of a code block in its own `<span id="__span-B-L">`;
-  `code_lines` writes the line's indentation on it (`style="--indent:8"`), and the stylesheet turns that into a
-  hanging indent: a line too long for the box continues under its own text, 4 columns further in, instead of at
-  column 0. In every `<code>` (blocks and inline), a flag such as `--epochs` or a hyphenated word such as
-  `seq2seq-attention` goes in a `<span class="nowrap">`, so the line never breaks after its hyphens. Only markup
-  changes: the text (what the copy button copies, and what search indexes) stays as it was.
-* Wide tables stack on a phone: a table of five or more columns gets `data-stack`, and each body cell a
-  `data-label` with its header's text; `docs/assets/stylesheets/extra.css` shows such a table as usual on a wide
-  screen and, below 45em, as one block per row with the label before each value. Narrower tables only shrink there.
-* Folded exercise solutions stay out of search: a search result must not show the answer under its question. Each
-  `/// solution` block renders as `<details class="note"><summary>풀이</summary>...`; `hide_solutions` marks it
-  `data-search-exclude` (Material's search skips such an element and everything inside it).
+Postprocessors on the page's HTML (after the raw HTML is back), changing markup only (what the copy button copies
+and search indexes stays): `code_lines` writes each code line's indentation on its `pymdownx.highlight` line span
+(``style="--indent:8"``: the stylesheet makes a wrapped line hang under its own text) and keeps flags and hyphenated
+words whole (``<span class="nowrap">``); `stack_tables` gives a table of `STACK_FROM` columns or more `data-stack`
+and each body cell a `data-label` (extra.css stacks it, one block per row, below 45em); `hide_solutions` marks each
+folded ``/// solution`` `data-search-exclude`, so a search result never shows the answer under its question.
 """
 
 import html

@@ -1,27 +1,12 @@
 """Markdown extension `stepper`: step through an excerpt with the tensors each line made in recorded runs.
 
-`scripts/record_traces.py` records, for the excerpts of the line-by-line pages, what every line bound each time
-it ran in five runs of the packaged Bahdanau translator (one sentence translated, every decoding step; a padded
-batch of two; the training loop fed its own guesses; one training step; beam search), in
-``docs/assets/traces/bahdanau.json`` (committed; the build never runs the model, so the site builds without
-torch). At build time this extension
-
-* reads the trace once, through `load` (the one validating reader, against ``schemas/trace.schema.json``): a
-  truncated, malformed or mistyped file, or a bare NaN the browser's JSON parser would refuse, stops the build with
-  one line (`TraceError`: the file, the entry, what was expected, the command that re-records it), never a
-  `KeyError` halfway through, nor a stepper that breaks in the browser;
-* marks every excerpt fence whose section a run holds (``--8<-- "src/...py:section"``) with
-  ``data-stepper="src/...py:section"``, which `pymdownx.highlight` puts on the code block;
-* writes the part of the trace a page needs into the page itself, as a
-  ``<script type="application/json" id="__stepper-trace">`` at the end of its content (search skips a script's
-  text, so that numbers are not indexed), so that the page works opened from disk, where a browser may not fetch
-  a JSON file.
-
-As a MkDocs hook, its `on_config` reads the trace before any page is rendered, so that a malformed one stops the
-build with its one line.
-
-`docs/assets/javascripts/stepper.js` turns each marked block into a stepper (runs, passes, lines, keys, the
-tensors of the highlighted line, a link to the live page).
+`scripts/record_traces.py` records what every line of the line-by-line pages' excerpts bound in five runs of the
+packaged Bahdanau translator into ``docs/assets/traces/bahdanau.json`` (committed: the build runs no model). This
+extension reads it once (`load`, against ``schemas/trace.schema.json``: a bad file stops the build with one line,
+`TraceError`), marks each excerpt fence of a traced section with ``data-stepper="src/...py:section"`` (which
+`pymdownx.highlight` puts on the code block) and writes the page's part of the trace into the page, as a
+``<script type="application/json" id="__stepper-trace">`` (search skips it; the page works opened from disk).
+As a MkDocs hook, `on_config` reads the trace before any page. `docs/assets/javascripts/stepper.js` does the rest.
 """
 
 import functools
@@ -49,13 +34,8 @@ TraceError = FileError
 
 
 def load(path: Path) -> dict | None:
-    """The trace at `path`, valid against ``schemas/trace.schema.json`` (None when there is none).
-
-    Raises:
-        TraceError: the file is not strict JSON (truncated, hand-broken, a bare NaN, a merge conflict left in it) or
-            not the trace's shape; the message names the file, the entry (run, section, step, value), what was
-            expected and the command that re-records it.
-    """
+    """The trace at `path`, valid against ``schemas/trace.schema.json`` (None when there is none); `TraceError` names
+    the file, the entry (run, section, step, value), what was expected and the command that re-records it."""
     if not path.exists():
         return None
     trace = read(path, "trace", COMMAND)
@@ -63,14 +43,8 @@ def load(path: Path) -> dict | None:
         for ref, section in run["sections"].items():
             for n, step in enumerate(section["steps"]):
                 if step["line"] >= len(section["lines"]):
-                    where = entry(["runs", name, "sections", ref, "steps", n, "line"])
-                    fail(
-                        str(path),
-                        where,
-                        f"an index of the section's {len(section['lines'])} lines",
-                        str(step["line"]),
-                        COMMAND,
-                    )
+                    where, lines = entry(["runs", name, "sections", ref, "steps", n, "line"]), len(section["lines"])
+                    fail(str(path), where, f"an index of the section's {lines} lines", str(step["line"]), COMMAND)
     return trace
 
 

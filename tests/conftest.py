@@ -1,15 +1,6 @@
-"""Shared fixtures: the site built once, one local server and one browser for the site tests; `one_thread`.
-
-`built_site` runs `mkdocs build --strict` once per test session into a temporary folder;
-`test_site_build.py`, `test_site_links.py`, `test_site_browser.py` and the other site tests all read
-that one build; `site_with_repository_links` is the build with a repository address. The tests that share
-such a long fixture (the site and what reads it, the shape trace, the excerpt workload) carry one
-`xdist_group` each: with README's `-n 2 --dist loadgroup`, pytest-xdist runs each group in one worker (the
-fixture once) while the other worker runs the rest. `site_server` serves `built_site` on 127.0.0.1 (an
-ephemeral port) from a daemon thread that is shut down when the session ends. `session_browser` is
-one headless Chromium for the browser tests of every module (each module's own fixture resets it
-with `site_support.reset_browser`); `phone_pages` opens every page once at a phone's width for the phone
-checks of every module.
+"""Shared fixtures: the site built once (`built_site`) and served (`site_server`), one browser (`session_browser`),
+the long runs (shape trace, coverage workload, notebooks, accessibility audit), `one_thread`. Tests that share a long
+fixture carry one `xdist_group` each (`GROUPS`): with README's `-n 2 --dist loadgroup` it runs once.
 """
 
 import functools
@@ -103,13 +94,6 @@ GROUPS = {
 }
 """The tests that share a long session fixture run in one pytest-xdist worker (`--dist loadgroup`, README's test
 command), so that it runs once, while the other worker runs the other tests."""
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "site: builds the site, drives a browser, runs the notebooks or reads the accessibility audit "
-        "(set from the fixtures a test uses; the quick tier, `-m 'not site and not slow'`, leaves it out)"
-    )  # fmt: skip
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker

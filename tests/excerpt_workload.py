@@ -42,28 +42,18 @@ from seq2seq_attention.translation.train import TrainConfig, train
 class Sizes:
     """The sizes the workload chooses (the data chooses the rest: sentence lengths, vocabularies)."""
 
-    hidden: int = 8
-    """H of the translators trained here."""
-    batch: int = 8
-    """Sentences per training batch (B; the last batch of an epoch may be smaller)."""
-    beam: int = 3
-    """k of the beam searches."""
+    hidden: int = 8  # H of the translators trained here
+    batch: int = 8  # sentences per training batch (B; the last batch of an epoch may be smaller)
+    beam: int = 3  # k of the beam searches
+    # what the packaged translator translates (B of its batch; their lengths differ, so they are padded)
     sentences: tuple[str, ...] = ("je suis fatigue .", "il est tres grand .", "nous sommes la .")
-    """What the packaged translator translates (B of its batch; their lengths differ, so they are padded)."""
-    evaluated: int = 20
-    """Held-out pairs the packaged translator is evaluated on."""
-    free_running: tuple[int, ...] = (4, 5, 6)
-    """Source token ids (before `<eos>`) the packaged translator decodes without a target."""
-    plotted: str = "je suis fatigue ."
-    """The sentence whose attention is plotted."""
-    classifier_embedding: int = 8
-    """E of the attention classifier."""
-    classifier_hidden: int = 4
-    """H of the classifiers (the BiLSTM's keys are 2H)."""
-    classifier_attention: int = 4
-    """The attention classifier's tanh layer (Hp of its additive score)."""
-    classifier_batch: int = SentimentConfig.batch_size
-    """Sentences per classifier batch."""
+    evaluated: int = 20  # held-out pairs the packaged translator is evaluated on
+    free_running: tuple[int, ...] = (4, 5, 6)  # source ids (before <eos>) the packaged translator decodes alone
+    plotted: str = "je suis fatigue ."  # the sentence whose attention is plotted
+    classifier_embedding: int = 8  # E of the attention classifier
+    classifier_hidden: int = 4  # H of the classifiers (the BiLSTM's keys are 2H)
+    classifier_attention: int = 4  # the attention classifier's tanh layer (Hp of its additive score)
+    classifier_batch: int = SentimentConfig.batch_size  # sentences per classifier batch
 
 
 def translation(out: Path, sizes: Sizes = Sizes(), device: torch.device | str = "cpu") -> None:

@@ -1,73 +1,32 @@
 """Shape comments are specs: read them on the excerpted lines, trace a run, compare.
 
-The pages include source sections (``--8<-- "src/seq2seq_attention/...py:NAME"``). A line of an
-included section whose trailing comment states a shape, in the notation of `docs/notation.md`,
-is a spec of what the line makes::
+A line of a section the pages include (``--8<-- "src/...py:NAME"``) whose trailing comment starts with a shape
+tuple in the notation of `docs/notation.md` is a spec of what the line makes::
 
-    scores = self.score.compare(query, proj_keys)  # (B, T, S)
     output, hidden = self.gru(embedded, state.hidden)  # (B, 1, H), (1, B, H): s_t first
 
-This module finds those lines (`discover`), runs `tests/excerpt_workload.py` under `sys.settrace`
-restricted to the functions that hold them (`trace`, as a script in a fresh Python:
-``python tests/shape_trace.py OUT.json WORKDIR DEVICE``) and checks every recorded execution
-against its comment (`check`). `tests/site/test_shape_comments.py` runs it per device.
+`discover` finds those lines, `trace` runs `tests/excerpt_workload.py` under `sys.settrace` restricted to their
+functions (a fresh Python: ``python tests/shape_trace.py OUT.json WORKDIR DEVICE``; `torch.onnx.export` runs
+untraced) and `check` compares every recorded execution with its comment; tests/site/test_shape_comments.py runs it.
 
-What a comment says (`parse_comment`)
--------------------------------------
-A shape comment starts with a tuple: ``(B, T, S)``, ``(B,)``, ``()`` (a number). A tuple holds
-dims: a letter (``B``, ``Hk``, ``B'``, ``max_length``: any name), a whole number, or arithmetic
-of them (``2H``, ``H/D``, ``B*k``, ``t+1``). Prose after the first ``:`` is ignored. Before it, a
-comma outside parentheses separates the shapes of a tuple result, in order; each shape may be
-followed by words (a label, ignored), ``or None`` (the value may be None), or ``each`` (the one
-shape is that of every value the line binds); ``None`` stands for a value that is None, and any
-other words name a value that is not checked (``(B, S, D*H), state``). In a chain
-``(B, S, Hk) -> (B, S, Hq)`` or ``(B, T, H) @ (B, H, S) -> (B, T, S)`` the shape after the last
-``->`` is the result. A comment that does not start with a tuple (``(B*k) rows`` has no comma, so
-it is not one; ``(train without dev, dev)`` holds no dims) is not a shape comment and is ignored.
+The comment (`parse_comment`): a tuple of dims (a name such as ``B``, ``Hk``, ``B'``; a whole number; arithmetic
+such as ``2H``, ``B*k``, ``t+1``); prose after the first ``:`` is ignored. A comma outside parentheses separates the
+shapes of a tuple result; a shape may be followed by a label, ``or None``, or ``each`` (every value bound has that
+shape); ``None`` is a value that is None, other words a value not checked. In a chain (``(B, S, Hk) -> (B, S, Hq)``,
+``@``) the last shape is the result. ``(B*k) rows`` (no comma) is no tuple, hence no shape comment.
 
-What a line binds (`discover`, `Tracer`)
-----------------------------------------
-An assignment binds its targets (nested tuples flattened; a target named ``_`` is left out, and
-so it is in the comment), a ``return`` line the returned value (a plain tuple element-wise). The
-comment of a statement that spans several lines sits on its first or its last line. A comment on
-a line strictly inside a statement describes the one call argument written on that line
-(``batch.target,  # (B, T)``); that argument is evaluated in the frame just before the statement
-runs, and only if it has no side effects (names, attributes, subscripts, conditionals and a few
-tensor view/index methods). A line event fires before its line runs, so a statement's targets are
-read at the next line event outside the statement, or at the frame's return; a statement that
-raised is dropped. Values that are neither tensors (or NumPy arrays) nor None (a `DecoderState`,
-a list of words) are left out when the comment lists fewer shapes than the line binds values.
-A value the line writes as a conditional with a ``None`` branch (``x if c else None``) may be
-None without the comment saying ``or None``: the line says it already. A shape comment on a
-line whose value cannot be read this way (a call statement that binds nothing, a subscript
-target, an argument with side effects) fails with the reason. The ONNX exporter
-(`torch.onnx.export`) runs untraced: it runs the model on fake tensors with symbolic sizes.
+What a line binds (`file_lines`, `Tracer`): an assignment its targets (``_`` left out), a ``return`` the returned
+value (a tuple element-wise); the comment of a multi-line statement sits on its first or last line, and a comment
+strictly inside one describes the one side-effect-free call argument on that line (`is_pure`), evaluated just
+before the statement runs. Targets are read at the next line event outside the statement or at the frame's return;
+a statement that raised is dropped. A line that cannot be read so (a header, a call that binds nothing, a subscript
+target, an argument with side effects) fails with the reason. A value written ``x if c else None`` may be None.
 
-How letters get sizes (`check`)
--------------------------------
-A letter means one size in one execution of one function (one frame): ``T`` is the target length
-in the training loop and 1 inside the attention of one decoder step; ``B`` is ``B*k`` rows inside
-a step that beam search drives. So letters are bound per frame execution, in this order:
-
-1. a letter that names an ``int`` local variable of the frame when the line is read takes its
-   value (``B``, ``k``, ``V``, ``t`` in ``beam_search``; per line, since ``t`` moves);
-2. a letter that the function's docstring (or, for a method, its class's) gives to an argument,
-   ``query: (B, T, Hq)``, takes that argument's size at the call (when the ranks agree and the
-   docstring's whole numbers match);
-3. the other letters take the sizes that the most executed commented lines of the frame agree
-   with (every combination of the sizes the lines show is tried): a comment that disagrees with
-   the rest of its function is the one that is named. When several bindings fit equally well,
-   a line that fails under any of them is named, with a note that the run cannot tell which of
-   the disagreeing lines is wrong.
-
-A line fails when a dim disagrees with its binding, when its rank or its number of values differ
-from the comment, or when it binds None where the comment does not allow it. An execution checks
-a comment's letters only if it tells them apart: the dims of the comment (letters, numbers,
-arithmetic) must have pairwise different sizes in it (with ``B = 1`` a swap of ``(B, 1, H)`` and
-``(1, B, H)`` cannot show). The workload's sizes (`SHAPE_SIZES`) are chosen so that most executions
-do; a commented line that never ran, or ran but never with its dims told apart, fails too.
-A compound dim whose letters nothing binds (``D*H`` in a function where neither letter stands
-alone) is not checked.
+Letters (`check`) are bound per frame execution: first an ``int`` local of that name, then the size the function's
+(or its class's) docstring or jaxtyping annotation gives an argument (``query: (B, T, Hq)``), then the sizes the
+most executed lines of the frame agree with (ties name the failing line, with a note). A line fails on a dim,
+rank, count or None that disagrees; an execution checks a comment only when its dims have pairwise different sizes
+(`SHAPE_SIZES` makes most do), and a commented line that never ran, or never with its dims told apart, fails too.
 """
 
 from __future__ import annotations
@@ -244,39 +203,12 @@ def comment_says_each(comment: str) -> bool:
 # Finding the commented lines
 
 
-PURE_METHODS = {
-    "index_select",
-    "transpose",
-    "unsqueeze",
-    "squeeze",
-    "permute",
-    "view",
-    "reshape",
-    "flatten",
-    "size",
-    "contiguous",
-}
+PURE_METHODS = set("index_select transpose unsqueeze squeeze permute view reshape flatten size contiguous".split())
 """Methods an argument line may call and still be evaluated ahead of its statement."""
-_PURE_NODES = (
-    ast.Name,
-    ast.Attribute,
-    ast.Subscript,
-    ast.Slice,
-    ast.Constant,
-    ast.IfExp,
-    ast.Compare,
-    ast.BoolOp,
-    ast.UnaryOp,
-    ast.Tuple,
-    ast.Load,
-    ast.Is,
-    ast.IsNot,
-    ast.Not,
-    ast.Invert,
-    ast.And,
-    ast.Or,
-    ast.USub,
-    ast.keyword,
+_PURE_NODES = tuple(
+    getattr(ast, name)
+    for name in "Name Attribute Subscript Slice Constant IfExp Compare BoolOp UnaryOp Tuple Load Is IsNot Not Invert "
+    "And Or USub keyword".split()
 )
 
 
@@ -292,28 +224,23 @@ def is_pure(expr: ast.expr) -> bool:
 
 @dataclass
 class Line:
-    """One commented line of an included section."""
+    """One commented line of an included section: its file (relative to the repository), number, comment, section
+    and `role`: ``bind`` (assignment `targets`, ``name`` or ``self.attr``), ``return``, ``argument`` (one call
+    argument, its source in `expression`) or ``unreadable`` (`why`). `function` is the enclosing function's name and
+    first line, `start`/`end` the statement's lines; `may_be_none`: the code writes ``x if c else None``."""
 
     path: str
-    """Relative to the repository, e.g. ``src/seq2seq_attention/model/attention.py``."""
     number: int
     comment: str
     section: str
     role: str
-    """``bind`` (assignment targets), ``return``, ``argument`` (one call argument), or ``unreadable``."""
     why: str = ""
-    """For `unreadable`: why the line's value cannot be read."""
     function: tuple[str, int] | None = None
-    """The enclosing function: its name and its code object's first line."""
     start: int = 0
     end: int = 0
-    """The statement's lines."""
     targets: list[str] = field(default_factory=list)
-    """For `bind`: the targets to read (``name`` or ``self.attr.attr``), ``_`` left out."""
     expression: str = ""
-    """For `argument`: the argument's source."""
     may_be_none: bool = False
-    """The code says the value may be None: a conditional with a `None` branch (``x if c else None``)."""
 
     @property
     def where(self) -> str:

@@ -131,30 +131,6 @@ def clear_error(call, names: str) -> str:
     return message
 
 
-def mixed_device_tests(cases_of):
-    """A module's two mixed-device tests from `cases_of(device)`, a list of (id, call, message) whose calls each put
-    exactly one thing (an input, or the module) on `device`: the `meta` cases run everywhere, the `cuda` cases where
-    CUDA is present (skipped with a reason elsewhere). Each call must raise `raises_exactly(call, message)`.
-    A module binds both to test names: ``test_meta, test_cuda = mixed_device_tests(_device_cases)``."""
-    import pytest
-    import torch
-
-    def cases(device: str):
-        found = cases_of(device)
-        return pytest.mark.parametrize(("call", "message"), [c[1:] for c in found], ids=[c[0] for c in found])
-
-    @cases("meta")
-    def meta(call, message: str) -> None:
-        raises_exactly(call, message)
-
-    @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available on this machine")
-    @cases("cuda")
-    def cuda(call, message: str) -> None:
-        raises_exactly(call, message)
-
-    return meta, cuda
-
-
 def module_on(make, device: str):
     """The module `make()` builds, moved to `device`."""
     return make().to(device)

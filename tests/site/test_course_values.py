@@ -324,6 +324,16 @@ def test_values_are_named_model_recipe_split():
         assert any(f"_{model}_" in name for model in ("gru", "luong", "bahdanau", "project", "tutorial")), name
 
 
+def test_every_value_is_one_a_page_renders():
+    """No value that no page shows (issue 50): each value `values()` derives is rendered by a page as ``{{ name }}``
+    (the pages' unknown names are tests/prose/test_prose_numbers.py's)."""
+    rendered = set()
+    for page in (ROOT / "docs").rglob("*.md"):
+        rendered |= set(re.findall(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}", page.read_text(encoding="utf-8")))
+    unshown = sorted(set(values()) - rendered)
+    assert not unshown, f"values no page renders (derive only what a page shows): {unshown}"
+
+
 def test_the_heatmap_statistics_read_the_figures_weights():
     """The heatmap page's numbers: diagonal ±1, subject and verb of the comparison models, from the weights the
     figures were drawn from; the Bahdanau model spreads over the diagonal band more than the dot-product one, and

@@ -16,3 +16,23 @@ def test_ruff(command: list[str]):
     argv = [ruff, *command, *TARGETS] if isinstance(ruff, str) else [*ruff, *command, *TARGETS]
     result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+MACHINERY = ("hooks/*.py", "conftest.py", "tests/conftest.py", "tests/*.py")
+"""What builds the site's features and runs the tests beside the tests themselves (issue 50): the hooks, both
+conftests, and the tests' support modules and runners (tests/*.py: support, site_support, shape_trace, ...)."""
+MACHINERY_LINES = 3500
+
+
+def machinery_lines() -> dict[str, int]:
+    """Lines per machinery file, as ``wc -l hooks/*.py conftest.py tests/*.py`` counts them."""
+    files = sorted({path for pattern in MACHINERY for path in ROOT.glob(pattern)})
+    return {str(path.relative_to(ROOT)): path.read_bytes().count(b"\n") for path in files}
+
+
+def test_the_machinery_stays_small():
+    """The machinery is at most `MACHINERY_LINES` lines (``wc -l hooks/*.py conftest.py tests/*.py``)."""
+    lines = machinery_lines()
+    total = sum(lines.values())
+    largest = ", ".join(f"{name} {count}" for name, count in sorted(lines.items(), key=lambda item: -item[1])[:5])
+    assert total <= MACHINERY_LINES, f"the machinery is {total} lines (at most {MACHINERY_LINES}); largest: {largest}"

@@ -102,5 +102,5 @@ def test_every_schema_is_valid_and_read_by_the_build(path: Path):
     json_files.validator(name)  # checks the schema against its metaschema
     assert json.loads(path.read_text(encoding="utf-8"))["$id"].endswith(f"/schemas/{path.name}")
     readers = "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "hooks").glob("*.py")))
-    quoted = '"quality-{key}"' if name in ("quality-dev", "quality-test") else f'"{name}"'  # by the run's folder
+    quoted = '"quality-{split}"' if name in ("quality-dev", "quality-test") else f'"{name}"'  # by the run's folder
     assert name == "common" or quoted in readers, f"no reader uses {name}"
