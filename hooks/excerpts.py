@@ -4,10 +4,13 @@ A source excerpt is a ```` ```{.python notest} ```` fence holding one line, ``--
 preprocessor (before pymdownx.snippets) titles it ``path · names`` (what the section defines, methods with their
 class, or the definition it is part of); with a `repo_url` (mkdocs.yml: ``REPO_URL``) a postprocessor links the title
 to the section's lines in the commit being built. Titles are never typed on the pages (tests/site/test_excerpts.py).
+A *listing* (`snippets.LISTING`: one fence of several snippet lines) gets the title ``folder/ · file, file``
+(linked to the folder) and, above each part, a comment line ``# file · names`` linked like an excerpt's title.
 """
 
 import ast
 import html
+import posixpath
 import re
 import subprocess
 from functools import cache
@@ -111,6 +114,23 @@ def excerpt_title(path: str, section: str) -> str:
     return f"{path} · {section_names(path, section)}"
 
 
+def listing_parts(body: str) -> list[tuple[str, str]] | None:
+    """A listing's parts as ``(path, section)``, when every one is a section of the package's source (else None)."""
+    parts = [(match["path"], match["section"]) for match in snippets.INCLUDE.finditer(body)]
+    if not parts or not all(path.startswith("src/") and section for path, section in parts):
+        return None
+    return parts
+
+
+def listing_titles(parts: list[tuple[str, str]]) -> tuple[str, str, list[str]]:
+    """The folder the parts' files share, the listing's title (``folder/ · file, file``), and each part's label
+    (``file · names``, the comment line above it)."""
+    folder = posixpath.commonpath([posixpath.dirname(path) for path, _ in parts])
+    files = list(dict.fromkeys(posixpath.relpath(path, folder) for path, _ in parts))
+    labels = [f"{posixpath.relpath(path, folder)} · {section_names(path, section)}" for path, section in parts]
+    return folder, f"{folder}/ · {', '.join(files)}", labels
+
+
 class _Titles(Preprocessor):
     """Each source excerpt's fence gets its title (before pymdownx.snippets replaces the snippet line)."""
 
@@ -118,9 +138,25 @@ class _Titles(Preprocessor):
         super().__init__(md)
         self.repo_url = repo_url
         self.links: dict[str, str] = {}
+        self.label_links: dict[str, str] = {}
 
     def run(self, lines: list[str]) -> list[str]:
         self.links.clear()
+        self.label_links.clear()
+
+        def listing(match: re.Match) -> str:
+            parts = listing_parts(match["body"])
+            if parts is None or not match["options"].startswith(".python notest") or match["fence"] != "```":
+                return match[0]
+            folder, title, labels = listing_titles(parts)
+            if self.repo_url:
+                self.links[html.escape(title)] = f"{self.repo_url.rstrip('/')}/tree/{_commit()}/{folder}"
+                for label, (path, section) in zip(labels, parts, strict=True):
+                    self.label_links[html.escape(f"# {label}")] = line_url(self.repo_url, path, section)
+            options = TITLE.sub("", match["options"].removeprefix(".python notest"))
+            pairs = zip(labels, parts, strict=True)
+            body = "\n".join(f'# {label}\n--8<-- "{path}:{section}"' for label, (path, section) in pairs)
+            return f'```{{.python notest{options} title="{title}"}}\n{body}\n```'
 
         def titled(match: re.Match) -> str:
             path, section, options = match["path"], match["section"], match["options"]
@@ -132,11 +168,12 @@ class _Titles(Preprocessor):
             options = TITLE.sub("", options.removeprefix(".python notest"))
             return f'```{{.python notest{options} title="{title}"}}\n--8<-- "{path}:{section}"\n```'
 
-        return snippets.EXCERPT.sub(titled, "\n".join(lines)).split("\n")
+        text = snippets.LISTING.sub(listing, "\n".join(lines))
+        return snippets.EXCERPT.sub(titled, text).split("\n")
 
 
 class _Links(Postprocessor):
-    """Each title links to its lines in the repository (when there is one to link to)."""
+    """Each title links to its lines in the repository (a listing: its folder, and each part's label its lines)."""
 
     def __init__(self, md: Markdown, titles: _Titles) -> None:
         super().__init__(md)
@@ -144,10 +181,12 @@ class _Links(Postprocessor):
 
     def run(self, text: str) -> str:
         for title, url in self.titles.links.items():
-            linked = (
-                f'<span class="filename"><a href="{html.escape(url)}" title="저장소에서 이 줄 보기">{title}</a></span>'
-            )
+            tip = "저장소에서 이 줄 보기" if "#L" in url else "저장소에서 이 폴더 보기"  # a listing's title: its folder
+            linked = f'<span class="filename"><a href="{html.escape(url)}" title="{tip}">{title}</a></span>'
             text = text.replace(f'<span class="filename">{title}</span>', linked)
+        for label, url in self.titles.label_links.items():  # a listing's part: its comment line links to its lines
+            linked = f'<span class="c1"><a href="{html.escape(url)}" title="저장소에서 이 줄 보기">{label}</a></span>'
+            text = text.replace(f'<span class="c1">{label}</span>', linked)
         return text
 
 

@@ -21,6 +21,11 @@ EXCERPT = re.compile(
     re.M,
 )
 """An excerpt fence (brace form, one snippet line); `options` is what the braces hold (``.python notest ...``)."""
+LISTING = re.compile(
+    r'^(?P<fence>```+)\{(?P<options>[^}\n]*)\}\n(?P<body>(?:--8<-- "[^"\n]+"\n){2,})(?P=fence)$',
+    re.M,
+)
+"""A listing: a fence (brace form) of two or more snippet lines, shown one after another."""
 
 
 def includes(text: str) -> list[tuple[str, str | None]]:

@@ -59,12 +59,14 @@ from excerpts import section_lines  # noqa: E402  (the site's own reading of a s
 PAGES = (
     "docs/bahdanau/attention.md",
     "docs/bahdanau/decoder.md",
-    "docs/bahdanau/forward_step.md",
     "docs/attention/one-step.md",
 )
 """The line-by-line pages whose excerpts get a step-through (chapter 4 and the one-step page)."""
 LUONG_PAGE = "docs/attention/dot-product.md"
 """The page of Luong's decoder: its excerpts get the step-through of the ``luong`` run (input feeding)."""
+LOOP = tuple(f"src/seq2seq_attention/model/decoders.py:{name}" for name in ("forward", "loop", "after_loop"))
+"""The training loop's excerpts (the decoder page shows the one step's too): the runs that drive the loop record
+these."""
 TABLES = ("src/seq2seq_attention/model/decoders.py:decoders",)
 """Excerpts that are tables, not lines that run one after another: no step-through, nothing to trace."""
 TRACE_PATH = ROOT / "docs" / "assets" / "traces" / "bahdanau.json"
@@ -581,7 +583,7 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = (*PAGES, LUONG_
     other = held_out(checkpoint, BATCH_SHORT if length > BATCH_SHORT else length + 1, exclude=(source,))
     references = [ref for ref in page_sections(pages) if ref not in TABLES]
     on_page = {page: set(page_sections((page,))) for page in pages}
-    loop_pages = on_page["docs/bahdanau/decoder.md"]
+    loop_sections = {ref for ref in references if ref in LOOP}
     target = vocabs.target.index2word
 
     def context(pairs: list[tuple[str, str]]) -> tuple[Context, object]:
@@ -660,7 +662,7 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = (*PAGES, LUONG_
     chosen = log_probs.argmax(dim=-1)  # (B, T)
     fed = torch.cat((torch.full_like(chosen[:, :1], SOS_IDX), chosen[:, :-1]), dim=1)  # (B, T)
     passes = [{"t": t + 1, "fed": words(fed[:, t]), "chosen": words(chosen[:, t])} for t in range(chosen.size(1))]
-    keep("free", recorder, loop_pages, [(source, reference)], [translation[0]], passes=passes)
+    keep("free", recorder, loop_sections, [(source, reference)], [translation[0]], passes=passes)
 
     # 4. one training step: the epoch's teacher-forcing ratio (the checkpoint's schedule, then the decaying one at a
     #    later epoch, for its other branch), the loop fed the target, the loss per token, the gradients
@@ -706,7 +708,7 @@ def record(sentence: str | None = None, pages: tuple[str, ...] = (*PAGES, LUONG_
         "loss": _round(float(loss.detach())),
         "grad_norms": norms,
     }
-    only = loop_pages | {ref for ref in references if ref.endswith("train.py:teacher_forcing_at")}
+    only = loop_sections | {ref for ref in references if ref.endswith("train.py:teacher_forcing_at")}
     keep("training", recorder, only, [(source, reference)], [translation[0]], passes=passes, training_step=step)
 
     # 5. beam search, for the state's `select` (each step copies and reorders the beams' rows)

@@ -1,6 +1,7 @@
 """Excerpts and imports: every section in src/ is on a page, and a page imports each name from one place."""
 
 import ast
+import html
 import os
 import re
 from pathlib import Path
@@ -167,3 +168,63 @@ def test_a_build_with_a_repository_address_links_the_header_and_every_excerpt(si
     assert titles and all(title.startswith(f'<a href="{repository}/blob/') for title in titles)
     first, last = excerpts.section_lines("src/seq2seq_attention/model/attention.py", "forward")
     assert any(f"src/seq2seq_attention/model/attention.py#L{first}-L{last}" in title for title in titles)
+
+
+LISTING_PAGE = DOCS / "bahdanau" / "index.md"
+LISTING_LABEL = re.compile(r'<span class="c1">(# [\w.]+\.py · [^<]*)</span>')
+"""A listing's part label, ``# file · names`` (the code's own comments have no file name and dot)."""
+
+
+def _listing_parts() -> list[tuple[str, str]]:
+    (listing,) = snippets.LISTING.finditer(LISTING_PAGE.read_text(encoding="utf-8"))
+    return excerpts.listing_parts(listing["body"])
+
+
+def _listing_html(site: Path) -> str:
+    """The HTML of the chapter 4 listing's block (from its title to the end of its code)."""
+    page = (site / "bahdanau" / "index.html").read_text(encoding="utf-8")
+    start = page.index('<span class="filename">', page.index('id="listing"'))
+    return page[start : page.index("</pre>", start)]
+
+
+def test_a_listing_names_its_folder_and_each_part():
+    parts = _listing_parts()
+    assert len(parts) == 6 and parts[0] == ("src/seq2seq_attention/model/attention.py", "init")
+    folder, title, labels = excerpts.listing_titles(parts)
+    assert folder == "src/seq2seq_attention/model"
+    assert title == "src/seq2seq_attention/model/ · attention.py, decoders.py"
+    assert labels[0] == "attention.py · BahdanauAttention.__init__"  # the two __init__ told apart by their class
+    assert labels[4] == "decoders.py · AttnDecoderRNN.__init__"
+    assert labels == [f"{path.rsplit('/', 1)[1]} · {excerpts.section_names(path, name)}" for path, name in parts]
+    assert (
+        excerpts.listing_parts('--8<-- "src/seq2seq_attention/model/attention.py:init"\n--8<-- "README.md"\n') is None
+    )
+
+
+def test_a_built_listing_shows_its_title_and_a_label_above_each_part(built_site):
+    if os.environ.get("REPO_URL"):
+        pytest.skip("REPO_URL is set: this build has links (the next test checks them)")
+    block = _listing_html(built_site.root)
+    _, title, labels = excerpts.listing_titles(_listing_parts())
+    assert block.startswith(f'<span class="filename">{title}</span>')
+    assert LISTING_LABEL.findall(block) == [f"# {label}" for label in labels]
+    code = re.sub(r"<[^>]+>", "", block)
+    for label, (path, name) in zip(labels, _listing_parts(), strict=True):  # each label stands right above its code
+        first, _ = excerpts.section_lines(path, name)
+        first_line = (ROOT / path).read_text(encoding="utf-8").splitlines()[first - 1].strip()
+        assert f"# {label}\n{first_line}" in "\n".join(line.strip() for line in html.unescape(code).splitlines())
+
+
+def test_a_built_listing_links_its_title_to_the_folder_and_each_label_to_its_lines(site_with_repository_links):
+    repository = "https://example.invalid/someone/seq2seq-attention"  # REPO_URL of that build (tests/conftest.py)
+    block = _listing_html(site_with_repository_links.root)
+    folder, title, _ = excerpts.listing_titles(_listing_parts())
+    assert re.match(
+        rf'<span class="filename"><a href="{repository}/tree/\w+/{folder}" title="[^"]+">{title}</a>', block
+    )
+    links = re.findall(r'<span class="c1"><a href="([^"]+)"', block)
+    wanted = []
+    for path, name in _listing_parts():
+        first, last = excerpts.section_lines(path, name)
+        wanted.append(rf"{repository}/blob/\w+/{path}#L{first}-L{last}")
+    assert len(links) == len(wanted) and all(re.fullmatch(w, link) for w, link in zip(wanted, links, strict=True))

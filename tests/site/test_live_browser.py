@@ -407,7 +407,8 @@ def test_the_link_to_the_stepper_is_only_for_recorded_sentences_and_lands_on_the
     )
     landed = live.execute_script(
         "const line = document.querySelector('.stepper-current').getBoundingClientRect();"
-        "const box = document.querySelector('.stepper');"
+        "const ref = document.querySelector('.stepper-current').closest('[data-stepper]').dataset.stepper;"
+        "const box = document.querySelector(`.stepper[data-ref='${ref}']`);"
         "return {top: line.top, bottom: line.bottom, height: innerHeight, panel: box.textContent};"
     )
     assert 0 <= landed["top"] and landed["bottom"] <= landed["height"], landed  # the line is on screen

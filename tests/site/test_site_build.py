@@ -107,7 +107,7 @@ COURSE = [
     ("어텐션", ["attention/index.md", "attention/dot-product.md", "attention/bahdanau-math.md", "attention/scores.md"]),
     (
         "바다나우",
-        ["bahdanau/index.md", "bahdanau/attention.md", "bahdanau/decoder.md", "bahdanau/forward_step.md", "errata.md"],
+        ["bahdanau/index.md", "bahdanau/attention.md", "bahdanau/decoder.md", "errata.md"],
     ),
     ("감성 분류기", ["classifier/index.md", "classifier/model.md", "classifier/results.md"]),
     ("속도", ["performance/index.md"]),

@@ -371,14 +371,14 @@ NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
 def test_each_coloured_table_has_a_legend_that_is_true_for_its_colours(phone, engine_site: BuiltSite):
-    """Every line of the attention page's and the one-step page's excerpts, one sentence: attention weights on the
+    """Every line of the attention page's excerpt and the decoder page's `step`, one sentence: attention weights on the
     0-1 grey scale (weight w is grey floor(256 w), the legend says 0 to 1); a table with a negative number on the
     diverging scale (blue below 0, white at 0, red above, the legend says so), so -1 and +1 never look alike;
     other numbers by value over the table's largest, and the legend says that instead of the heatmaps' scale."""
     driver = phone
     seen = set()
     step_ref = "src/seq2seq_attention/model/decoders.py:step"
-    for page, ref in (("bahdanau/attention.html", REF), ("bahdanau/forward_step.html", step_ref)):
+    for page, ref in (("bahdanau/attention.html", REF), ("bahdanau/decoder.html", step_ref)):
         state, box = _open(driver, engine_site, page, ref)
         box.find_element(By.CSS_SELECTOR, "button[data-kind='line'][data-move='1']").send_keys(Keys.HOME)
         for k in range(len(_steps(SENTENCE, ref))):
@@ -458,9 +458,7 @@ def test_one_grey_scale_for_the_stepper_the_heatmaps_and_the_live_page_in_both_t
 
 def test_the_stepper_links_to_the_live_page_and_the_live_page_links_back(phone, engine_site: BuiltSite):
     driver = phone
-    state, box = _open(
-        driver, engine_site, "bahdanau/forward_step.html", "src/seq2seq_attention/model/decoders.py:step"
-    )
+    state, box = _open(driver, engine_site, "bahdanau/decoder.html", "src/seq2seq_attention/model/decoders.py:step")
     href = state()["live"][0]
     target = (engine_site.root / "bahdanau" / href.split("#")[0]).resolve()
     assert target == (engine_site.root / "live.html").resolve()
@@ -496,13 +494,12 @@ def test_the_live_page_opens_the_stepper_sentence_and_links_back_to_its_step(pho
     driver = phone
     driver.set_window_size(1280, 1000)  # as the live page's own tests open it
     source = SENTENCE["sentences"][0]["source"]
-    open_page(driver, engine_server + "bahdanau/forward_step.html")
-    driver.execute_script(
-        "arguments[0].scrollIntoView({block: 'center'})", driver.find_element(By.CSS_SELECTOR, ".stepper")
-    )
-    driver.find_element(By.CSS_SELECTOR, ".stepper button[data-kind='pass'][data-move='1']").click()
-    driver.find_element(By.CSS_SELECTOR, ".stepper button[data-kind='pass'][data-move='1']").click()
-    href = driver.find_element(By.CSS_SELECTOR, ".stepper a.stepper__live").get_attribute("href")
+    open_page(driver, engine_server + "bahdanau/decoder.html")
+    stepper = driver.find_element(By.CSS_SELECTOR, ".stepper[data-ref$=':forward_step']")  # the page's one-step excerpt
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", stepper)
+    stepper.find_element(By.CSS_SELECTOR, "button[data-kind='pass'][data-move='1']").click()
+    stepper.find_element(By.CSS_SELECTOR, "button[data-kind='pass'][data-move='1']").click()
+    href = stepper.find_element(By.CSS_SELECTOR, "a.stepper__live").get_attribute("href")
     assert parse_qs(urlsplit(href).fragment) == {"s": [source], "step.bahdanau": ["2"]}, href
     open_page(driver, href)
     try:

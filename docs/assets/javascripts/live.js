@@ -392,7 +392,7 @@
   // reads the fragment). The stepper has only the sentences its trace recorded (assets/traces/bahdanau.json, read
   // after the first translation): for one of them, at a recorded step of its greedy translation, the link; for any
   // other, which sentences are recorded, and a button that translates one.
-  const STEP_PAGE = "bahdanau/forward_step.html";
+  const STEP_PAGE = "bahdanau/decoder.html";
   let recorded = null;  // sentence -> the steps t (from 1) of its recorded greedy translation
 
   async function loadRecorded() {
