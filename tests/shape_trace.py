@@ -162,14 +162,8 @@ class Line:
 
 def trailing_comments(text: str) -> dict[int, str]:
     """Line number -> trailing comment (a comment after code on its line)."""
-    comments, code_lines = {}, set()
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if token.type == tokenize.COMMENT:
-            if token.start[0] in code_lines:
-                comments[token.start[0]] = token.string
-        elif token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
-            code_lines.update(range(token.start[0], token.end[0] + 1))
-    return comments
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+    return {t.start[0]: t.string for t in tokens if t.type == tokenize.COMMENT and t.line[: t.start[1]].strip()}
 
 
 def _targets(target: ast.expr) -> list[str] | None:
@@ -190,16 +184,9 @@ def _none_branch(value: ast.expr) -> bool:
 
 def _annotations(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
     """Argument -> the dims its jaxtyping annotation names (``keys: Float[Tensor, "B S Hk"]`` gives B, S, Hk)."""
-    found = {}
-    for argument in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]:
-        for node in ast.walk(argument.annotation) if argument.annotation else ():
-            last = (
-                node.slice.elts[-1] if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) else None
-            )
-            dims = last.value.split() if isinstance(last, ast.Constant) and isinstance(last.value, str) else []
-            if dims and all(dim.isidentifier() or dim.isdigit() for dim in dims):
-                found.setdefault(argument.arg, dims)
-    return found
+    arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+    found = {a.arg: re.search(r"\[\w+, '([\w ]+)'\]", ast.unparse(a.annotation)) for a in arguments if a.annotation}
+    return {name: match[1].split() for name, match in found.items() if match}
 
 
 def _read(line: Line, stmt: ast.stmt) -> None:
