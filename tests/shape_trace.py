@@ -309,9 +309,10 @@ class Tracer:
 
     def global_trace(self, frame, event, arg):
         code = frame.f_code
-        first, spans, at = self.functions.get((code.co_filename, code.co_name, code.co_firstlineno), (None, {}, {}))
-        if first is None:
+        watched = self.functions.get((code.co_filename, code.co_name, code.co_firstlineno))
+        if watched is None:
             return None
+        first, spans, at = watched
         found = seeds(first.annotations, frame.f_locals)
         record = {"path": first.path, "function": code.co_qualname, "seeds": found, "lines": []}
         pending = None
