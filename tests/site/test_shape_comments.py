@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import shape_trace
 import torch
-from shape_trace import ROOT, Line, check, discover, parse_comment, shape_lines
+from shape_trace import ROOT, Line, check, discover, letter, parse_comment
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -36,7 +36,7 @@ def traced(device: str, shape_trace_frames) -> list[dict]:
 
 
 def test_every_shape_comment_of_an_excerpt_agrees_with_the_run(traced: list[dict], device: str):
-    lines = shape_lines(discover())
+    lines = discover()
     result = check(traced, lines)
     print(
         f"{device}: {len(lines)} shape comments on excerpted lines, {len(result.checked)} checked, "
@@ -59,7 +59,7 @@ def _planted(tmp_path: Path, line: Line, comment: str) -> dict[str, str]:
 
 
 def _letters(line: Line) -> list[str]:
-    return [d.letter for spec in parse_comment(line.comment) for d in spec.dims or () if d.letter]
+    return [letter(d) for spec in parse_comment(line.comment) for d in spec.dims or () if letter(d)]
 
 
 def test_a_swapped_pair_of_letters_in_one_comment_fails_and_names_its_line(
@@ -68,7 +68,7 @@ def test_a_swapped_pair_of_letters_in_one_comment_fails_and_names_its_line(
     """`scores = ...  # (B, T, S)` planted as `# (B, S, T)` in a copy of the attention module."""
     candidates = [
         line
-        for line in shape_lines(discover())
+        for line in discover()
         if line.path.startswith("src/seq2seq_attention/model/attention")
         and line.role == "bind"
         and {"T", "S"} <= set(_letters(line))
@@ -80,7 +80,7 @@ def test_a_swapped_pair_of_letters_in_one_comment_fails_and_names_its_line(
     (line,) = [line for line in candidates if line.function and line.function[0] == "forward"]
     swapped = re.sub(r"\b[TS]\b", lambda m: "S" if m.group() == "T" else "T", line.comment)
     planted = discover(_planted(tmp_path, line, swapped))
-    failures = check(traced, shape_lines(planted)).failures
+    failures = check(traced, planted).failures
     print(f"planted `{swapped}` at {line.where}:", *failures, sep="\n")
     assert len(failures) == 1 and failures[0].startswith(f"{line.where} ") and swapped in failures[0]
     assert "T should be" in failures[0] or "S should be" in failures[0]
@@ -88,19 +88,19 @@ def test_a_swapped_pair_of_letters_in_one_comment_fails_and_names_its_line(
 
 def test_a_comment_that_leaves_out_none_fails(traced: list[dict], device: str, tmp_path: Path):
     """A `(B, 1, S) or None` whose line did bind None, planted without `or None`."""
-    lines = shape_lines(discover())
+    lines = discover()
     bound_none = {
         f"{record['path']}:{number}" for record in traced for number, values, _ in record["lines"] if None in values
     }
     line = next(line for line in lines if " or None" in line.comment and line.where in bound_none)
     planted = discover(_planted(tmp_path, line, line.comment.replace(" or None", "")))
-    failures = check(traced, shape_lines(planted)).failures
+    failures = check(traced, planted).failures
     assert len(failures) == 1 and failures[0].startswith(line.where)
     assert "the line bound None where the comment says" in failures[0]
 
 
 def test_a_commented_line_that_never_ran_fails(traced: list[dict], device: str):
-    lines = shape_lines(discover())
+    lines = discover()
     dropped = lines[len(lines) // 2]
     records = [
         {**record, "lines": [entry for entry in record["lines"] if f"{record['path']}:{entry[0]}" != dropped.where]}
@@ -129,17 +129,16 @@ def test_the_comment_grammar():
     assert _shapes("# (B, S, D*H), state") == ["(B, S, D*H)", "(any)"]
     assert _shapes("# (B, 2H), None") == ["(B, 2H)", "None"]
     assert _shapes("# (1, B', H)") == ["(1, B', H)"]
+    assert _shapes("# (B, 2k) each") == ["(B, 2k)"]  # a label: a line that binds two values states both
     for prose in ("# (B*k) rows: k per sentence", "# (train without dev, dev)", "# maps (B, 1, H) to (B, 1, S)"):
         assert _shapes(prose) is None
-    assert shape_trace.comment_says_each("# (B, 2k) each") and not shape_trace.comment_says_each("# (B, 2k)")
-    two_h = parse_comment("# (B, 2H, t+1, H/D)")[0].dims
-    assert [d.value({"B": 3, "H": 8, "t": 4, "D": 2}) for d in two_h] == [3, 16, 5, 4]
+    two_h = parse_comment("# (B, 2H, t+1, H/D, B')")[0].dims
+    assert [shape_trace.dim_size(d, {"B": 3, "H": 8, "t": 4, "D": 2, "B_prime": 6}) for d in two_h] == [3, 16, 5, 4, 6]
+    assert shape_trace.dim_size("2H", {"B": 3}) is None
 
 
 def _line(number: int, comment: str, targets: list[str]) -> Line:
-    return Line(
-        "made/up.py", number, comment, "s", "bind", function=("f", 1), start=number, end=number, targets=targets
-    )
+    return Line("made/up.py", number, comment, "bind", function=("f", 1), span=(number, number), reads=targets)
 
 
 def _frame(*lines: tuple[int, list], seeds: dict | None = None) -> dict:
@@ -153,11 +152,11 @@ def test_the_comment_that_disagrees_with_the_rest_of_its_function_is_the_one_nam
     assert "S should be 5, the run made 2" in result.failures[0]
 
 
-def test_a_docstring_seed_outranks_the_lines():
+def test_an_annotation_seed_outranks_the_lines():
     lines = [_line(1, "# (S, B)", ["a"])]
     assert check([_frame((1, [[2, 5]]))], lines).failures == []  # alone, the line binds its own letters
     seeded = check([_frame((1, [[2, 5]]), seeds={"B": [2, "source"]})], lines).failures
-    assert len(seeded) == 1 and "B=2 (argument source, as the docstring says)" in seeded[0]
+    assert len(seeded) == 1 and "B=2 (argument source, as its annotation says)" in seeded[0]
 
 
 def test_an_execution_whose_letters_coincide_checks_nothing():
@@ -178,7 +177,11 @@ def test_a_value_count_or_a_rank_that_differs_fails():
 
 
 MODULE = """\
-def f(x, n):
+from jaxtyping import Float
+from torch import Tensor
+
+
+def f(x: Float[Tensor, " B"], n):
     # --8<-- [start:s]
     y = x.unsqueeze(0)  # (1, B)
     for i in range(n):
@@ -194,18 +197,19 @@ def f(x, n):
 
 
 def test_the_tracer_reads_each_line_after_it_ran(tmp_path: Path):
-    """A made-up module traced in this process: targets are read after their line, a loop per pass, a return's value."""
+    """A made-up module traced in this process: targets are read after their line, a loop per pass, a return's value;
+    the annotation binds B."""
     import importlib.util
 
     module_path = tmp_path / "made_up.py"
     module_path.write_text(MODULE, encoding="utf-8")
     lines = shape_trace.file_lines(module_path, {"s"})
     assert [(line.number, line.role) for line in lines] == [
-        (3, "bind"),
-        (5, "bind"),
-        (6, "unreadable"),
-        (10, "bind"),
-        (11, "return"),
+        (7, "bind"),
+        (9, "bind"),
+        (10, "unreadable"),
+        (14, "bind"),
+        (15, "return"),
     ]
     spec = importlib.util.spec_from_file_location("made_up", module_path)
     module = importlib.util.module_from_spec(spec)
@@ -218,18 +222,19 @@ def test_the_tracer_reads_each_line_after_it_ran(tmp_path: Path):
     finally:
         sys.settrace(before)
     [frame] = tracer.frames
+    assert frame["seeds"] == {"B": [4, "x"]}  # from the annotation
     assert [(number, values) for number, values, _ in frame["lines"]] == [
-        (3, [[1, 4]]),
-        (5, [[1]]),
-        (5, [[2]]),
-        (5, [[3]]),
-        (10, [[], [4]]),
-        (11, [[1, 4], [3]]),
+        (7, [[1, 4]]),
+        (9, [[1]]),
+        (9, [[2]]),
+        (9, [[3]]),
+        (14, [[], [4]]),
+        (15, [[1, 4], [3]]),
     ]
     where = str(module_path)
     assert check(tracer.frames, lines).failures == [
-        f"{where}:6: `# (B,)` cannot be checked: an expression statement binds nothing"
+        f"{where}:10: `# (B,)` cannot be checked: an expression statement binds nothing"
     ]
     lines[0].comment = "# (B, 1)"
     failures = check(tracer.frames, lines).failures
-    assert failures[0].startswith(f"{where}:3 in f: `# (B, 1)` disagrees with the run: B should be 4, the run made 1")
+    assert failures[0].startswith(f"{where}:7 in f: `# (B, 1)` disagrees with the run: B should be 4, the run made 1")

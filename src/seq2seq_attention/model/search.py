@@ -122,8 +122,8 @@ def beam_search(
         log_probs = torch.log_softmax(logits.squeeze(1), dim=-1).view(B, k, -1)  # (B, k, V)
         V = log_probs.size(-1)
         candidates = (scores.unsqueeze(2) + log_probs).view(B, k * V)  # (B, k*V)
-        top_scores, top_index = candidates.topk(min(2 * k, k * V), dim=1)  # (B, 2k) each
-        top_beam, top_token = top_index // V, top_index % V  # (B, 2k) each
+        top_scores, top_index = candidates.topk(min(2 * k, k * V), dim=1)  # (B, 2k), (B, 2k)
+        top_beam, top_token = top_index // V, top_index % V  # (B, 2k), (B, 2k)
         top_prefixes = torch.cat(
             (prefixes.gather(1, top_beam.unsqueeze(2).expand(-1, -1, t)), top_token.unsqueeze(2)), dim=2
         )  # (B, 2k, t+1)
@@ -142,7 +142,7 @@ def beam_search(
         if bool((n_finished >= k).all()):
             break
         # live: the k best extensions that do not end in <eos>
-        live_scores, live = top_scores.masked_fill(is_eos, float("-inf")).topk(k, dim=1)  # (B, k) each
+        live_scores, live = top_scores.masked_fill(is_eos, float("-inf")).topk(k, dim=1)  # (B, k), (B, k)
         scores = live_scores  # (B, k)
         prefixes = top_prefixes.gather(1, live.unsqueeze(2).expand(-1, -1, t + 1))  # (B, k, t+1)
         origin = (offsets + top_beam.gather(1, live)).flatten()  # (B*k,): the row each new prefix extends
