@@ -10,13 +10,13 @@ PyTorch version, device name and date.
 import functools
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from json_files import FileError, read
 from pytest_markdown_docs.plugin import FenceSyntax, extract_fence_tests, pytest_markdown_docs_markdown_it
+
+from seq2seq_attention.core.files import staged_writes
 
 RECORD_NAME = "fence-runs.json"
 """The record's file name, in the docs folder (the built site carries a copy)."""
@@ -71,33 +71,19 @@ def spec_fences(markdown: str) -> tuple[Fence, ...]:
     The plugin gives a continuation fence's source as the fences it continues, blank lines up to its own first
     line, then its own code; a fence whose source has code before its own starts a chain's next link.
     """
-    fences = []
-    chain: list[str] = []
-    tests = extract_fence_tests(PARSER, markdown, 0, Path("page.md"), fence_syntax=FenceSyntax.superfences)
-    for test in tests:
+    fences, chain = [], []
+    for test in extract_fence_tests(PARSER, markdown, 0, Path("page.md"), fence_syntax=FenceSyntax.superfences):
         own = test.source.split("\n", test.start_line)[-1]
-        continues = test.source[: len(test.source) - len(own)].strip()
-        chain = [*chain, own] if continues else [own]
-        fences.append(
-            Fence(
-                line=test.start_line,
-                end=test.start_line + own.count("\n") + 1,
-                code=own,
-                key=key_of(chain),
-                picks_device=picks_device(test.source),
-            )
-        )
+        chain = [*chain, own] if test.source[: len(test.source) - len(own)].strip() else [own]
+        end = test.start_line + own.count("\n") + 1
+        fences.append(Fence(test.start_line, end, own, key_of(chain), picks_device(test.source)))
     return tuple(fences)
 
 
 def pages_with_fences(docs: Path) -> dict[str, tuple[Fence, ...]]:
     """Every page of the docs folder that has spec fences (posix path relative to `docs`), sorted."""
-    pages = {}
-    for page in sorted(docs.rglob("*.md")):
-        fences = spec_fences(page.read_text(encoding="utf-8"))
-        if fences:
-            pages[page.relative_to(docs).as_posix()] = fences
-    return pages
+    pages = {page: spec_fences(page.read_text(encoding="utf-8")) for page in sorted(docs.rglob("*.md"))}
+    return {page.relative_to(docs).as_posix(): fences for page, fences in pages.items() if fences}
 
 
 def cap_output(text: str) -> str:
@@ -105,16 +91,12 @@ def cap_output(text: str) -> str:
     text = text.rstrip()
     lines = text.splitlines()
     kept = "\n".join(lines[:OUTPUT_LINES])[:OUTPUT_CHARS]
-    if kept == text:
-        return text
-    return f"{kept}\n… (출력 {len(lines)}줄, {len(text)}자 중 앞부분만 기록)"
+    return text if kept == text else f"{kept}\n… (출력 {len(lines)}줄, {len(text)}자 중 앞부분만 기록)"
 
 
 RecordError = FileError
 """The record cannot be read: one line naming the file, the entry (page, fence, run), what was expected and how to
 re-record (the site build stops with it, `hooks/fence_record.py`)."""
-SCHEMA = "fence-runs"
-"""The record's JSON Schema (``schemas/fence-runs.schema.json``)."""
 
 
 def load(path: Path) -> dict[str, dict[str, dict]]:
@@ -126,8 +108,8 @@ def load(path: Path) -> dict[str, dict[str, dict]]:
     """
     if not path.exists():
         return {}
-    record = read(path, SCHEMA, RECORD_COMMAND)
-    return {fence["key"]: fence["runs"] for fence in (f for fs in record["pages"].values() for f in fs)}
+    record = read(path, "fence-runs", RECORD_COMMAND)  # schemas/fence-runs.schema.json
+    return {fence["key"]: fence["runs"] for fences in record["pages"].values() for fence in fences}
 
 
 def updated(docs: Path, previous: dict[str, dict[str, dict]], new: dict[str, dict[str, dict]]) -> dict:
@@ -138,12 +120,8 @@ def updated(docs: Path, previous: dict[str, dict[str, dict]], new: dict[str, dic
     """
     pages = {}
     for page, fences in pages_with_fences(docs).items():
-        entries = []
-        for fence in fences:
-            runs = {**previous.get(fence.key, {}), **new.get(fence.key, {})}
-            if runs:
-                entries.append({"key": fence.key, "runs": {tag: runs[tag] for tag in sorted(runs)}})
-        if entries:
+        runs = [(fence.key, {**previous.get(fence.key, {}), **new.get(fence.key, {})}) for fence in fences]
+        if entries := [{"key": key, "runs": dict(sorted(by_tag.items()))} for key, by_tag in runs if by_tag]:
             pages[page] = entries
     return {
         "about": f"The last recorded run of every spec fence in docs/, written by `{RECORD_COMMAND}`; "
@@ -154,10 +132,7 @@ def updated(docs: Path, previous: dict[str, dict[str, dict]], new: dict[str, dic
 
 def dumps(record: dict) -> str:
     """The record as JSON with one fence per line (small diffs when a few fences change)."""
-
-    def one(value: object) -> str:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
-
+    one = functools.partial(json.dumps, ensure_ascii=False, allow_nan=False)
     pages = ",\n".join(
         f"  {one(page)}: [\n" + ",\n".join(f"   {one(fence)}" for fence in fences) + "\n  ]"
         for page, fences in record["pages"].items()
@@ -166,16 +141,9 @@ def dumps(record: dict) -> str:
 
 
 def write(path: Path, record: dict) -> None:
-    """Write the record atomically (a temporary file in the same folder, then a rename)."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(dumps(record))
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write the record atomically (the package's `staged_writes`: a hidden folder beside it, then a rename)."""
+    with staged_writes(path) as (staged,):
+        staged.write_text(dumps(record), encoding="utf-8")
 
 
 def stale(docs: Path, runs: dict[str, dict[str, dict]]) -> list[str]:
