@@ -10,8 +10,6 @@ divide by, stops the build with one line naming the file, the entry, what was ex
 re-creates the file (`ResultsFileError`).
 """
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Any
@@ -147,11 +145,8 @@ def _compare(values: dict[str, str], root: Path) -> None:
             width = len(heatmap["source"].split()) + 1
             for t, row in enumerate(heatmap[decoder]["weights"]):
                 if len(row) != width:
-                    wanted, where = (
-                        f"{width} numbers (the source words and <eos>)",
-                        f"heatmaps[{index}].{decoder}.weights[{t}]",
-                    )
-                    fail(COMPARE, where, wanted, describe(row), COMMANDS[COMPARE])
+                    wanted = f"{width} numbers (the source words and <eos>)"
+                    fail(COMPARE, f"heatmaps[{index}].{decoder}.weights[{t}]", wanted, describe(row), COMMANDS[COMPARE])
             stats.append(alignment_statistics(heatmap[decoder]["weights"]))
         for key in keys:
             values[f"{key}_{decoder}_compare_h128_seed0_heatmaps"] = f"{sum(s[key] for s in stats) / len(stats):.2f}"
@@ -198,11 +193,11 @@ def _packaged(values: dict[str, str], root: Path) -> None:
 
 
 SEQ2SEQ_COMPARISONS = (("gru (greedy)", "gru-mixed (greedy)"), ("bahdanau (greedy)", "bahdanau-bi (greedy)"))
-"""The paired comparisons of scripts/train_seq2seq.sh's runs the prose shows (baseline, system)."""
 
 
 def _seq2seq(values: dict[str, str], root: Path) -> None:
-    """The paired comparisons of the packaged translators' runs (results/seq2seq/metrics.json, one seed each)."""
+    """The packaged translators' runs (scripts/train_seq2seq.sh, one seed each): their best held-out loss, and the
+    paired comparisons the prose shows (`SEQ2SEQ_COMPARISONS`: baseline, system)."""
     data = _read(SEQ2SEQ, "seq2seq-metrics", root)
     for run in ("gru", "bahdanau", "bahdanau-bi"):
         values[f"best_test_loss_{RUNS[run]}_test"] = f"{data['runs'][run]['best_test_loss']:.2f}"
@@ -332,8 +327,8 @@ RECIPES_SHOWN = {
 """What the appendix shows of each recipe row (results/quality, dev split; results/quality/final, test split):
 ``<quantity>_<decoder>_<recipe>_h256_<budget>_<n>seeds_<split>``. A row is compared seed by seed with the baseline
 of its budget, or with the row after ``vs`` (then the name gets ``_vs_<that recipe>``)."""
+# the baseline recipe's settings the appendix states (``<setting>_bahdanau_recipe_baseline``, from its dev runs)
 BASELINE_SETTINGS = ("hidden_size", "batch_size", "learning_rate", "epochs", "dropout", "label_smoothing")
-"""The baseline recipe's settings the appendix states (``<setting>_bahdanau_recipe_baseline``, from its dev runs)."""
 
 
 def _seed_quantities(runs: list[dict], split: str, reference: list[dict]) -> dict[str, str]:
@@ -396,10 +391,8 @@ def _recipes(values: dict[str, str], root: Path) -> None:
             values[f"external_bleu_{model}_60s_1run_test"] = score(data["at_60s"]["greedy_bleu"])
 
 
-LIVE_FIRST_FILES = ("weights.bin", "vocabularies.json", "sentences.json")
-"""What the live page downloads for its first translation (its `data-first-files`), besides its scripts."""
-LIVE_LUONG_FILES = ("luong/weights.bin",)
-"""What it downloads after the first translation (its `data-luong-files`)."""
+LIVE_FIRST_FILES = ("weights.bin", "vocabularies.json", "sentences.json")  # the live page's `data-first-files`
+LIVE_LUONG_FILES = ("luong/weights.bin",)  # and its `data-luong-files`, downloaded after the first translation
 
 
 def _live(values: dict[str, str], root: Path) -> None:

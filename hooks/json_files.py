@@ -2,13 +2,9 @@
 
 `read` parses a file strictly (no NaN or Infinity, no number a float cannot hold, no merge-conflict marker) and
 validates it against ``schemas/<name>.schema.json`` with jsonschema. A bad file stops the build with one line
-(`FileError`) naming the file, the entry, what was expected (the schema's ``title``, else words for the keyword that
-failed), what was found and the command that re-creates the file:
-
-    results/corpus/counts.json: pairs: expected a whole number >= 0, found str '5318'; re-create it with `...`
+(`FileError`) naming the file, the entry, what was expected, what was found and the command that re-creates it:
+``results/corpus/counts.json: pairs: expected a whole number >= 0, found str '5318'; re-create it with `...```.
 """
-
-from __future__ import annotations
 
 import functools
 import json
@@ -24,8 +20,7 @@ from referencing import Registry, Resource
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ", "||||||| ")
-MAX_DIGITS = 300
-"""The longest integer a file may hold: longer ones do not fit a float (and Python refuses past 4,300 digits)."""
+MAX_DIGITS = 300  # the longest integer a file may hold: longer ones do not fit a float (Python refuses past 4,300)
 
 
 class FileError(ValueError):
@@ -90,16 +85,16 @@ def expected(error: ValidationError) -> str:
     if title and error.validator != "required":
         return title
     value = error.validator_value
-    words = {
-        "type": lambda: " or ".join(TYPES[t] for t in ([value] if isinstance(value, str) else value)),
-        "minimum": lambda: f"a number >= {value}",
-        "minItems": lambda: f"a list of at least {value}",
-        "maxItems": lambda: f"a list of at most {value}",
-        "minLength": lambda: "a non-empty string",
-        "const": lambda: json.dumps(value, ensure_ascii=False),
-        "enum": lambda: "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in value),
-    }
-    return words[error.validator]() if error.validator in words else f"what the schema says ({error.message})"
+    text = json.dumps(value, ensure_ascii=False)  # a const as JSON; an enum's values are the list's, unbracketed
+    return {
+        "type": TYPES.get(value, text) if isinstance(value, str) else text,
+        "minimum": f"a number >= {value}",
+        "minItems": f"a list of at least {value}",
+        "maxItems": f"a list of at most {value}",
+        "minLength": "a non-empty string",
+        "const": text,
+        "enum": f"one of {text[1:-1]}",
+    }.get(error.validator, f"what the schema says ({error.message})")
 
 
 def read(path: Path, schema: str, command: str, name: str | None = None) -> Any:
