@@ -2,13 +2,9 @@
 
 `read` parses a file strictly (no NaN or Infinity, no number a float cannot hold, no merge-conflict marker) and
 validates it against ``schemas/<name>.schema.json`` with jsonschema. A bad file stops the build with one line
-(`FileError`) naming the file, the entry, what was expected (the schema's ``title``, else words for the keyword that
-failed), what was found and the command that re-creates the file:
-
-    results/corpus/counts.json: pairs: expected a whole number >= 0, found str '5318'; re-create it with `...`
+(`FileError`) naming the file, the entry, what was expected, what was found and the command that re-creates it:
+``results/corpus/counts.json: pairs: expected a whole number >= 0, found str '5318'; re-create it with `...```.
 """
-
-from __future__ import annotations
 
 import functools
 import json
@@ -22,11 +18,9 @@ import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
-ROOT = Path(__file__).resolve().parent.parent
-SCHEMAS = ROOT / "schemas"
+SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ", "||||||| ")
-MAX_DIGITS = 300
-"""The longest integer a file may hold: longer ones do not fit a float (and Python refuses past 4,300 digits)."""
+MAX_DIGITS = 300  # the longest integer a file may hold: longer ones do not fit a float (Python refuses past 4,300)
 
 
 class FileError(ValueError):
@@ -44,9 +38,7 @@ def describe(value: object) -> str:
         return f"an object with keys {sorted(value)[:6]}" + (" ..." if len(value) > 6 else "")
     if isinstance(value, list):
         return f"a list of {len(value)}"
-    if value is None:
-        return "null"
-    return f"{type(value).__name__} {value!r}"[:80]
+    return "null" if value is None else f"{type(value).__name__} {value!r}"[:80]
 
 
 def entry(path: Iterable[str | int]) -> str:
@@ -63,27 +55,19 @@ def entry(path: Iterable[str | int]) -> str:
 
 
 @functools.cache
-def registry() -> Registry:
-    """Every schema in ``schemas/``, under its ``$id`` (a schema refers to another's definitions by file name)."""
-    documents = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(SCHEMAS.glob("*.schema.json"))]
-    return Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in documents)
-
-
-def _id(schema: str) -> str:
-    return f"https://seq2seq-attention.invalid/schemas/{schema}.schema.json"
-
-
-@functools.cache
 def validator(schema: str) -> jsonschema.protocols.Validator:
-    """The validator of ``schemas/<schema>.schema.json`` (itself checked against its metaschema)."""
-    document = json.loads((SCHEMAS / f"{schema}.schema.json").read_text(encoding="utf-8"))
+    """The validator of ``schemas/<schema>.schema.json`` (itself checked against its metaschema), which finds every
+    other schema in ``schemas/`` under its ``$id`` (a schema refers to another's definitions by file name)."""
+    documents = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in SCHEMAS.glob("*.schema.json")}
+    registry = Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in documents.values())
+    document = documents[f"{schema}.schema.json"]
     kind = jsonschema.validators.validator_for(document)
     kind.check_schema(document)
     # a whole number is written as one: 3, not 3.0 (JSON Schema's "integer" would take 3.0, a list index would not)
     whole = kind.TYPE_CHECKER.redefine(
         "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
     )
-    return jsonschema.validators.extend(kind, type_checker=whole)(document, registry=registry())
+    return jsonschema.validators.extend(kind, type_checker=whole)(document, registry=registry)
 
 
 TYPES = {
@@ -92,43 +76,25 @@ TYPES = {
     "string": "a string",
     "array": "a list",
     "object": "an object",
-    "boolean": "true or false",
-    "null": "null",
 }
 
 
-def _kind(schema: dict) -> str:
-    """What a (sub)schema describes, in words: its title, else its type or its allowed values."""
-    if "title" in schema:
-        return schema["title"]
-    if "type" in schema:
-        return " or ".join(TYPES[t] for t in ([schema["type"]] if isinstance(schema["type"], str) else schema["type"]))
-    if "enum" in schema:
-        return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
-    return "an entry"
-
-
 def expected(error: ValidationError) -> str:
-    """What the schema expected where `error` is, in words."""
+    """What the schema expected where `error` is, in words: the (sub)schema's title, else words for its keyword."""
     title = error.schema.get("title") if isinstance(error.schema, dict) else None
     if title and error.validator != "required":
         return title
     value = error.validator_value
-    words = {
-        "type": lambda: " or ".join(TYPES[t] for t in ([value] if isinstance(value, str) else value)),
-        "minimum": lambda: f"a number >= {value}",
-        "exclusiveMinimum": lambda: f"a number > {value}",
-        "maximum": lambda: f"a number <= {value}",
-        "exclusiveMaximum": lambda: f"a number < {value}",
-        "minItems": lambda: f"a list of at least {value}",
-        "maxItems": lambda: f"a list of at most {value}",
-        "minLength": lambda: "a non-empty string",
-        "const": lambda: json.dumps(value, ensure_ascii=False),
-        "enum": lambda: "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in value),
-        "contains": lambda: f"an entry that is {value.get('title', 'as the schema says')}",
-        "propertyNames": lambda: "keys that are " + (value.get("title") or "one of " + ", ".join(value["enum"])),
-    }
-    return words[error.validator]() if error.validator in words else f"what the schema says ({error.message})"
+    text = json.dumps(value, ensure_ascii=False)  # a const as JSON; an enum's values are the list's, unbracketed
+    return {
+        "type": TYPES.get(value, text) if isinstance(value, str) else text,
+        "minimum": f"a number >= {value}",
+        "minItems": f"a list of at least {value}",
+        "maxItems": f"a list of at most {value}",
+        "minLength": "a non-empty string",
+        "const": text,
+        "enum": f"one of {text[1:-1]}",
+    }.get(error.validator, f"what the schema says ({error.message})")
 
 
 def read(path: Path, schema: str, command: str, name: str | None = None) -> Any:
@@ -136,10 +102,7 @@ def read(path: Path, schema: str, command: str, name: str | None = None) -> Any:
     `FileError`, one line naming the file (`name`, default `path`), the entry, what was expected and found, and the
     `command` that re-creates it."""
     name = name or str(path)
-
-    def bad(wanted: str, found: str) -> NoReturn:
-        fail(name, "(the file)", wanted, found, command)
-
+    bad = functools.partial(fail, name, "(the file)", command=command)
     if path.is_dir():
         bad("a file", "a folder")
     try:
@@ -150,13 +113,9 @@ def read(path: Path, schema: str, command: str, name: str | None = None) -> Any:
         bad("UTF-8 text", f"bytes that are not UTF-8 at byte {error.start}")
     except OSError as error:
         bad("a readable file", error.strerror or type(error).__name__)
-    lines = text.splitlines()
-    conflict = next((n for n, line in enumerate(lines, 1) if line.startswith(CONFLICT_MARKERS)), None)
+    conflict = next((n for n, line in enumerate(text.splitlines(), 1) if line.startswith(CONFLICT_MARKERS)), None)
     if conflict is not None:
         bad("a complete JSON document", f"a merge-conflict marker at line {conflict}")
-
-    def constant(word: str) -> NoReturn:
-        bad("strict JSON (no NaN or Infinity)", word)
 
     def integer(digits: str) -> int:
         if len(digits.lstrip("-")) > MAX_DIGITS:
@@ -164,24 +123,22 @@ def read(path: Path, schema: str, command: str, name: str | None = None) -> Any:
         return int(digits)
 
     def real(digits: str) -> float:
-        number = float(digits)
-        if not math.isfinite(number):
+        if not math.isfinite(number := float(digits)):
             bad("numbers a float can hold", digits[:40])
         return number
 
+    strict = "strict JSON (no NaN or Infinity)"
     try:
-        document = json.loads(text, parse_constant=constant, parse_int=integer, parse_float=real)
+        document = json.loads(text, parse_constant=functools.partial(bad, strict), parse_int=integer, parse_float=real)
     except json.JSONDecodeError as error:
         found = "an empty file" if not text.strip() else f"{error.msg} at line {error.lineno} column {error.colno}"
         bad("a complete JSON document", found + " (truncated or malformed?)")
-    error = best_match(validator(schema).iter_errors(document))
+    checker = validator(schema)
+    error = best_match(checker.iter_errors(document))
+    if error is not None and error.validator == "required":  # say what the missing entry should have been
+        missing = next(key for key in error.validator_value if key not in error.instance)
+        below = best_match(checker.evolve(schema=error.schema.get("properties", {}).get(missing, {})).iter_errors(None))
+        fail(name, entry([*error.absolute_path, missing]), expected(below) if below else "an entry", "none", command)
     if error is not None:
-        where = list(error.absolute_path)
-        if error.validator == "required":
-            missing = next(key for key in error.validator_value if key not in error.instance)
-            below = error.schema.get("properties", {}).get(missing, {})
-            if "$ref" in below:  # the title is the definition's
-                below = registry().resolver(_id(schema)).lookup(below["$ref"]).contents
-            fail(name, entry([*where, missing]), _kind(below), "none", command)
-        fail(name, entry(where), expected(error), describe(error.instance), command)
+        fail(name, entry(error.absolute_path), expected(error), describe(error.instance), command)
     return document
