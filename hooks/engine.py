@@ -3,14 +3,19 @@
 Python-Markdown gives an extension the text, not the page. Each engine leaves the page on the `Markdown` instance it
 renders with: MkDocs its ``relpath`` treeprocessor (which holds the page's `File`), Zensical its rendering-context
 preprocessor (which holds the page). `page_of` reads whichever is there; the extensions need the page's path (a link
-relative to it) and its URL (the live page's URL relative to it).
+relative to it) and its URL (the live page's URL relative to it). `per_version` and `stop_build` serve the extensions
+that read a committed JSON file (the fence record, the trace).
 """
 
 from __future__ import annotations
 
+import functools
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from json_files import FileError
 from markdown import Markdown
 
 
@@ -39,3 +44,19 @@ def relative(target: str, page: PageInfo) -> str:
     url = page.url.lstrip("/")
     folder = url if url.endswith("/") else posixpath.dirname(url)
     return posixpath.relpath(target, folder or ".")
+
+
+def per_version(load: Callable[[Path], object]) -> Callable[[Path], object]:
+    """`load(path)`, read once per version of the file (its modification time; 0 when there is none)."""
+    cached = functools.cache(lambda path, changed: load(path))
+    return lambda path: cached(path, path.stat().st_mtime if path.is_file() else 0.0)
+
+
+def stop_build(load: Callable[[Path], object], path: Path) -> None:
+    """For a MkDocs hook's `on_config`: a malformed file stops the build with its one line before any page renders."""
+    from mkdocs.exceptions import PluginError
+
+    try:
+        load(path)
+    except FileError as error:
+        raise PluginError(str(error)) from None

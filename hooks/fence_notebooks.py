@@ -22,6 +22,8 @@ from pytest_markdown_docs.plugin import parse_superfences_block_info
 from snippets import EXCERPT
 
 PACKAGE = "seq2seq_attention"
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository (its pyproject.toml names the package's dependencies)."""
 ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
 BLOCK = re.compile(r"^///\s*(?P<name>[\w-]*)\s*(?:\|\s*(?P<title>.*?))?\s*$")
 """A `pymdownx.blocks` fence (`/// solution` ... `///`): its start becomes a bold title, its end nothing."""
@@ -44,9 +46,9 @@ def colab_url(repo_url: str | None, notebook: str) -> str | None:
 
 
 @functools.cache
-def _package_modules(root: Path) -> set[str]:
+def _package_modules() -> set[str]:
     """The modules the package brings with it: itself and its dependencies (pyproject.toml)."""
-    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     names = {re.split(r"[\s<>=!~;\[]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]}
     return {PACKAGE} | {name.replace("-", "_").lower() for name in names}
 
@@ -66,12 +68,12 @@ CPU_TORCH = ("--no-deps", "torch==2.13.0+cpu", "--index-url", "https://download.
 alone (its dependencies come with the package), as README's CPU install line does (a test keeps them equal)."""
 
 
-def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str | None) -> str:
+def install_cell(fences: tuple[fence_runs.Fence, ...], repo_url: str | None) -> str:
     """The first cell: it installs what is missing (said in its comments and printed), imports the package in the same
     kernel and shows every matplotlib figure a later cell leaves in a name. PyTorch first: `CPU_TORCH` without an
     NVIDIA GPU, PyPI's build with one; the package from the checkout the notebook lies in, else from ``git+repo_url``
     (neither: the cell stops and says so), never ``-e`` (a running kernel never reads an editable install's .pth)."""
-    brought = _package_modules(root)
+    brought = _package_modules()
     others = sorted(set().union(*(_imported_modules(fence.code) for fence in fences)) - brought)
     source = f"git+{repo_url.rstrip('/')}" if repo_url else None
     dependencies = ", ".join(sorted(brought - {PACKAGE, "torch"}))
@@ -220,22 +222,13 @@ def _shown_fence(token) -> str:
     return "\n".join([*head, f"{fence}{words[0] if words else ''}", token.content.rstrip("\n"), fence])
 
 
-def notebook(
-    text: str,
-    *,
-    page: str,
-    root: Path,
-    snippets: dict,
-    site_url: str | None,
-    repo_url: str | None,
-    runs: dict[str, dict[str, dict]],
-    block_titles: dict[str, str] | None = None,
-) -> str:
+def notebook(text: str, *, page: str, site_url: str | None, repo_url: str | None, runs: dict, extensions: dict) -> str:
     """The notebook (nbformat 4 JSON) of the page `page` (its path in docs; links resolve from it) whose markdown is
-    `text`: snippets expanded with the build's `snippets` options, relative links made links to `site_url` (None keeps
-    them), the package installed from `repo_url` when missing, each spec fence's cell with its recorded CPU output
-    (`runs`, `fence_runs.load`), `block_titles` the titles of `pymdownx.blocks.details` types."""
-    block_titles = block_titles or {}
+    `text`: snippets expanded as the build's `extensions` (its ``mdx_configs``) say, relative links made links to
+    `site_url` (None keeps them), the package installed from `repo_url` when missing, each spec fence's cell with its
+    recorded CPU output (`runs`, `fence_runs.load`), solutions titled as pymdownx.blocks.details' types say."""
+    details = extensions.get("pymdownx.blocks.details", {}).get("types", [])
+    block_titles = {kind["name"]: kind.get("title", "") for kind in details if isinstance(kind, dict)}
     titled = EXCERPT.sub(
         lambda m: (
             m[0]
@@ -244,12 +237,10 @@ def notebook(
         ),
         text,
     )
-    expanded = expand_snippets(titled, snippets)
+    expanded = expand_snippets(titled, extensions.get("pymdownx.snippets", {}))
     lines = expanded.split("\n")
-    tokens = [token for token in fence_runs.PARSER.parse(expanded) if token.type == "fence" and token.map]
-    fences = fence_runs.spec_fences(expanded)
-    by_line = {fence.line: fence for fence in fences}
-    cells = [_code(install_cell(fences, root, repo_url))]
+    fences = {fence.line: fence for fence in fence_runs.spec_fences(expanded)}
+    cells = [_code(install_cell(tuple(fences.values()), repo_url))]
     markdown_parts: list[str] = []  # the markdown since the last code cell
     position = 0
 
@@ -259,8 +250,7 @@ def notebook(
             markdown_parts.clear()
 
     def add_prose(start: int, until: int) -> None:
-        body = _prose(lines[start:until], page, site_url, block_titles)
-        *questions, answer = body.split(TRY_FIRST)
+        *questions, answer = _prose(lines[start:until], page, site_url, block_titles).split(TRY_FIRST)
         for question in questions:  # a solution starts here: the question, an empty cell, then the answer
             if question.strip():
                 markdown_parts.append(question.strip())
@@ -269,8 +259,8 @@ def notebook(
         if answer.strip():
             markdown_parts.append(answer.strip())
 
-    for token in tokens:
-        fence = by_line.get(token.map[0] + 1)
+    for token in [token for token in fence_runs.PARSER.parse(expanded) if token.type == "fence" and token.map]:
+        fence = fences.get(token.map[0] + 1)
         if fence is None and token.level:
             continue
         add_prose(position, token.map[0])
@@ -280,16 +270,12 @@ def notebook(
             continue
         end_markdown()
         run = runs.get(fence.key, {}).get(fence.cpu_tag)
-        printed = run["output"] if run and run["outcome"] == "passed" else ""
-        cells.append(_code(fence.code.rstrip("\n"), printed))
+        cells.append(_code(fence.code.rstrip("\n"), run["output"] if run and run["outcome"] == "passed" else ""))
     add_prose(position, len(lines))
     end_markdown()
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same notebook
     kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
     book = v4.new_notebook(cells=cells, metadata={"kernelspec": kernel, "language_info": {"name": "python"}})
-    invalid: dict = {}
-    text = nbformat.writes(book, capture_validation_error=invalid)  # validates the whole notebook once
-    if invalid:
-        raise invalid["ValidationError"]
-    return text
+    nbformat.validate(book)  # raises on a bad notebook (`writes` only logs it)
+    return nbformat.writes(book)

@@ -18,7 +18,6 @@ MkDocs hooks (Zensical), pages have no notebook and the stamp no notebook link. 
 record first, so that a malformed one stops a MkDocs build with its one line before any page is rendered.
 """
 
-import functools
 import html
 import posixpath
 from collections.abc import Sequence
@@ -26,7 +25,7 @@ from pathlib import Path, PurePosixPath
 
 import fence_notebooks
 import fence_runs
-from engine import page_of
+from engine import page_of, per_version, stop_build
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 
@@ -87,14 +86,8 @@ def output_blocks(fence: fence_runs.Fence, runs: dict[str, dict[str, dict]]) -> 
     return blocks
 
 
-@functools.cache
-def _load(path: Path, changed: float) -> dict[str, dict[str, dict]]:
-    return fence_runs.load(path)
-
-
-def runs_in(path: Path) -> dict[str, dict[str, dict]]:
-    """The record at `path`, read once per version of the file."""
-    return _load(path, path.stat().st_mtime if path.is_file() else 0.0)
+runs_in = per_version(fence_runs.load)
+"""The record at `path`, read once per version of the file."""
 
 
 def page_markdown(markdown: str, page: str, runs: dict, repo_url: str | None) -> str:
@@ -156,38 +149,20 @@ def makeExtension(**kwargs) -> FenceRecordExtension:  # noqa: N802
 
 
 def on_config(config) -> None:
-    from mkdocs.exceptions import PluginError
-
-    try:
-        fence_runs.load(Path(config.docs_dir) / fence_runs.RECORD_NAME)
-    except fence_runs.RecordError as error:  # a malformed record stops the build with its one line
-        raise PluginError(str(error)) from None
+    stop_build(fence_runs.load, Path(config.docs_dir) / fence_runs.RECORD_NAME)
 
 
 def on_files(files, config):
     import fence_record  # the module the extension runs in: MkDocs loads this hook as a second copy of it
     from mkdocs.structure.files import File
 
-    snippets = config.mdx_configs.get("pymdownx.snippets", {})
-    details = config.mdx_configs.get("pymdownx.blocks.details", {}).get("types", [])
-    block_titles = {kind["name"]: kind.get("title", "") for kind in details if isinstance(kind, dict)}
     runs = runs_in(Path(config.docs_dir) / fence_runs.RECORD_NAME)
+    site = {"site_url": config.site_url, "repo_url": config.repo_url, "extensions": config.mdx_configs}
     fence_record._notebooks.clear()
     for file in list(files.documentation_pages()):
-        text = file.content_string
-        if not fence_runs.spec_fences(text):
-            continue
-        path = notebook_path(file.src_uri)
-        content = fence_notebooks.notebook(
-            text,
-            page=file.src_uri,
-            root=ROOT,
-            snippets=snippets,
-            site_url=config.site_url,
-            repo_url=config.repo_url,
-            runs=runs,
-            block_titles=block_titles,
-        )
-        files.append(File.generated(config, path, content=content))
-        fence_record._notebooks[file.src_uri] = path
+        if fence_runs.spec_fences(file.content_string):
+            path = notebook_path(file.src_uri)
+            content = fence_notebooks.notebook(file.content_string, page=file.src_uri, runs=runs, **site)
+            files.append(File.generated(config, path, content=content))
+            fence_record._notebooks[file.src_uri] = path
     return files
