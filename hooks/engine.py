@@ -3,8 +3,7 @@
 Python-Markdown gives an extension the text, not the page. Each engine leaves the page on the `Markdown` instance it
 renders with: MkDocs its ``relpath`` treeprocessor (which holds the page's `File`), Zensical its rendering-context
 preprocessor (which holds the page). `page_of` reads whichever is there; the extensions need the page's path (a link
-relative to it) and its URL (the live page's URL relative to it). `per_version` and `stop_build` serve the extensions
-that read a committed JSON file (the fence record, the trace).
+relative to it) and its URL (the live page's URL relative to it).
 """
 
 from __future__ import annotations

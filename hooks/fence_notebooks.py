@@ -36,13 +36,8 @@ LINK = re.compile(r"(\]\()(?P<target>[^)\s]+)")
 
 def colab_url(repo_url: str | None, notebook: str) -> str | None:
     """Colab's URL of a notebook published on the repository's gh-pages branch (GitHub only), else None."""
-    if not repo_url:
-        return None
-    parts = urlsplit(repo_url)
-    path = parts.path.strip("/").removesuffix(".git")
-    if parts.netloc != "github.com" or path.count("/") != 1:
-        return None
-    return f"https://colab.research.google.com/github/{path}/blob/gh-pages/{notebook}"
+    github = re.fullmatch(r"https?://github\.com/([^/]+/[^/]+?)(?:\.git)?/?", repo_url or "")
+    return f"https://colab.research.google.com/github/{github[1]}/blob/gh-pages/{notebook}" if github else None
 
 
 @functools.cache
@@ -54,13 +49,10 @@ def _package_modules() -> set[str]:
 
 
 def _imported_modules(code: str) -> set[str]:
-    modules = set()
-    for node in ast.walk(ast.parse(code)):
-        if isinstance(node, ast.Import):
-            modules |= {alias.name.partition(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            modules.add(node.module.partition(".")[0])
-    return modules - set(sys.stdlib_module_names)
+    nodes = list(ast.walk(ast.parse(code)))
+    names = [alias.name for node in nodes if isinstance(node, ast.Import) for alias in node.names]
+    names += [node.module for node in nodes if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module]
+    return {name.partition(".")[0] for name in names} - set(sys.stdlib_module_names)
 
 
 CPU_TORCH = ("--no-deps", "torch==2.13.0+cpu", "--index-url", "https://download.pytorch.org/whl/cpu")
@@ -161,12 +153,6 @@ def install_cell(fences: tuple[fence_runs.Fence, ...], repo_url: str | None) -> 
     return "\n".join(lines)
 
 
-def expand_snippets(text: str, snippets: dict) -> str:
-    """The page with its `--8<--` snippets filled in, as pymdownx.snippets does in the build."""
-    md = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": snippets})
-    return "\n".join(md.preprocessors["snippet"].run(text.split("\n")))
-
-
 def _site_link(target: str, page: str, site_url: str | None) -> str:
     """A page-relative link as an absolute URL on the site (`.md` pages become `.html`)."""
     if not site_url or urlsplit(target).scheme or target.startswith(("#", "/", "mailto:")):
@@ -237,7 +223,9 @@ def notebook(text: str, *, page: str, site_url: str | None, repo_url: str | None
         ),
         text,
     )
-    expanded = expand_snippets(titled, extensions.get("pymdownx.snippets", {}))
+    snippets = {"pymdownx.snippets": extensions.get("pymdownx.snippets", {})}  # filled in as in the build
+    md = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs=snippets)
+    expanded = "\n".join(md.preprocessors["snippet"].run(titled.split("\n")))
     lines = expanded.split("\n")
     fences = {fence.line: fence for fence in fence_runs.spec_fences(expanded)}
     cells = [_code(install_cell(tuple(fences.values()), repo_url))]

@@ -140,8 +140,7 @@ class FenceRecordExtension(Extension):
         md.preprocessors.register(outputs, "fence_record", 37)  # after excerpts (38), before pymdownx.snippets (32)
 
 
-def makeExtension(**kwargs) -> FenceRecordExtension:  # noqa: N802
-    return FenceRecordExtension(**kwargs)
+makeExtension = FenceRecordExtension  # noqa: N816 (Python-Markdown's name)
 
 
 # ---------------------------------------------------------------------------------------------------

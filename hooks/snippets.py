@@ -48,6 +48,4 @@ def section_text(path: Path, name: str) -> str | None:
     """The lines between a section's markers (None when the file lacks either marker)."""
     lines = path.read_text(encoding="utf-8").splitlines()
     where = marks("\n".join(lines)).get(name, {})
-    if set(where) != {"start", "end"}:
-        return None
-    return "\n".join(lines[where["start"] : where["end"] - 1])
+    return "\n".join(lines[where["start"] : where["end"] - 1]) if set(where) == {"start", "end"} else None

@@ -124,5 +124,4 @@ class StepperExtension(Extension):
         md.preprocessors.register(marks, "stepper", 36)  # after the excerpt titles (38), before pymdownx.snippets (32)
 
 
-def makeExtension(**kwargs) -> StepperExtension:  # noqa: N802
-    return StepperExtension(**kwargs)
+makeExtension = StepperExtension  # noqa: N816 (Python-Markdown's name)
