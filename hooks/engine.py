@@ -14,8 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from json_files import FileError
 from markdown import Markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository these extensions belong to."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ def per_version(load: Callable[[Path], object]) -> Callable[[Path], object]:
 
 def stop_build(load: Callable[[Path], object], path: Path) -> None:
     """For a MkDocs hook's `on_config`: a malformed file stops the build with its one line before any page renders."""
+    from json_files import FileError
     from mkdocs.exceptions import PluginError
 
     try:

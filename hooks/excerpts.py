@@ -14,14 +14,13 @@ import posixpath
 import re
 import subprocess
 from functools import cache
-from pathlib import Path
 
 import snippets
+from engine import ROOT
 from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
-ROOT = Path(__file__).resolve().parent.parent
 TITLE = re.compile(r'\s*title="[^"]*"')
 PART = "일부"
 """Said after a definition the section shows only part of."""
@@ -60,10 +59,6 @@ def _named(node: ast.AST, in_function: bool) -> list[str]:
     return [target.id for target in targets if isinstance(target, ast.Name)]
 
 
-def _start(node: ast.AST) -> int:
-    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-
-
 def section_names(path: str, section: str) -> str:
     """What the section defines, e.g. ``AdditiveScore.project_keys, AdditiveScore.compare``."""
     first, last = section_lines(path, section)
@@ -73,12 +68,12 @@ def section_names(path: str, section: str) -> str:
     def visit(body: list[ast.stmt], prefix: str, in_function: bool) -> None:
         nonlocal around
         for node in body:
-            names = _named(node, in_function)
-            if not names:
+            if not (names := _named(node, in_function)):
                 continue
+            start = min(n.lineno for n in [node, *getattr(node, "decorator_list", [])])
             if first <= node.lineno and node.end_lineno <= last:  # a decorator may stand above the start marker
                 inside.extend(prefix + name for name in names)
-            elif _start(node) <= first and last <= node.end_lineno and isinstance(node, ast.ClassDef | ast.FunctionDef):
+            elif start <= first and last <= node.end_lineno and isinstance(node, ast.ClassDef | ast.FunctionDef):
                 around = prefix + node.name
                 visit(node.body, f"{around}.", in_function or isinstance(node, ast.FunctionDef))
 
@@ -172,12 +167,8 @@ class _Titles(Preprocessor):
 class _Links(Postprocessor):
     """Each title links to its lines in the repository (a listing: its folder, and each part's label its lines)."""
 
-    def __init__(self, md: Markdown, titles: _Titles) -> None:
-        super().__init__(md)
-        self.titles = titles
-
     def run(self, text: str) -> str:
-        for (kind, label), url in self.titles.links.items():
+        for (kind, label), url in self.md.preprocessors["excerpt_titles"].links.items():
             tip = "저장소에서 이 줄 보기" if "#L" in url else "저장소에서 이 폴더 보기"  # a listing's title: its folder
             linked = f'<span class="{kind}"><a href="{html.escape(url)}" title="{tip}">{label}</a></span>'
             text = text.replace(f'<span class="{kind}">{label}</span>', linked)
@@ -190,9 +181,8 @@ class ExcerptsExtension(Extension):
         super().__init__(**kwargs)
 
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
-        titles = _Titles(md, self.getConfig("repo_url") or "")
-        md.preprocessors.register(titles, "excerpt_titles", 38)  # pymdownx.snippets is 32
-        md.postprocessors.register(_Links(md, titles), "excerpt_links", 15)  # after the raw HTML is back (30)
+        md.preprocessors.register(_Titles(md, self.getConfig("repo_url") or ""), "excerpt_titles", 38)  # snippets: 32
+        md.postprocessors.register(_Links(md), "excerpt_links", 15)  # after the raw HTML is back (30)
 
 
 makeExtension = ExcerptsExtension  # noqa: N816 (Python-Markdown's name)

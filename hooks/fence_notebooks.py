@@ -6,24 +6,22 @@ and says so; with everything importable it installs nothing.
 """
 
 import ast
-import functools
+import itertools
 import posixpath
 import re
 import sys
 import tomllib
-from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import fence_runs
 import markdown
 import nbformat
+from engine import ROOT
 from nbformat import v4
 from pytest_markdown_docs.plugin import parse_superfences_block_info
 from snippets import EXCERPT
 
 PACKAGE = "seq2seq_attention"
-ROOT = Path(__file__).resolve().parent.parent
-"""The repository (its pyproject.toml names the package's dependencies)."""
 ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
 BLOCK = re.compile(r"^///\s*(?P<name>[\w-]*)\s*(?:\|\s*(?P<title>.*?))?\s*$")
 """A `pymdownx.blocks` fence (`/// solution` ... `///`): its start becomes a bold title, its end nothing."""
@@ -40,21 +38,6 @@ def colab_url(repo_url: str | None, notebook: str) -> str | None:
     return f"https://colab.research.google.com/github/{github[1]}/blob/gh-pages/{notebook}" if github else None
 
 
-@functools.cache
-def _package_modules() -> set[str]:
-    """The modules the package brings with it: itself and its dependencies (pyproject.toml)."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    names = {re.split(r"[\s<>=!~;\[]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]}
-    return {PACKAGE} | {name.replace("-", "_").lower() for name in names}
-
-
-def _imported_modules(code: str) -> set[str]:
-    nodes = list(ast.walk(ast.parse(code)))
-    names = [alias.name for node in nodes if isinstance(node, ast.Import) for alias in node.names]
-    names += [node.module for node in nodes if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module]
-    return {name.partition(".")[0] for name in names} - set(sys.stdlib_module_names)
-
-
 CPU_TORCH = ("--no-deps", "torch==2.13.0+cpu", "--index-url", "https://download.pytorch.org/whl/cpu")
 """How the first cell installs PyTorch where there is no NVIDIA GPU: the CPU build the fences were recorded with,
 alone (its dependencies come with the package), as README's CPU install line does (a test keeps them equal)."""
@@ -65,24 +48,27 @@ def install_cell(fences: tuple[fence_runs.Fence, ...], repo_url: str | None) -> 
     kernel and shows every matplotlib figure a later cell leaves in a name. PyTorch first: `CPU_TORCH` without an
     NVIDIA GPU, PyPI's build with one; the package from the checkout the notebook lies in, else from ``git+repo_url``
     (neither: the cell stops and says so), never ``-e`` (a running kernel never reads an editable install's .pth)."""
-    brought = _package_modules()
-    others = sorted(set().union(*(_imported_modules(fence.code) for fence in fences)) - brought)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {re.split(r"[\s<>=!~;\[]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]}
+    brought = {PACKAGE} | {name.replace("-", "_").lower() for name in names}  # the package and its dependencies
+    nodes = [node for fence in fences for node in ast.walk(ast.parse(fence.code))]  # what the page's code imports
+    imported = {alias.name for node in nodes if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module for node in nodes if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module}
+    others = sorted({name.partition(".")[0] for name in imported} - set(sys.stdlib_module_names) - brought)
     source = f"git+{repo_url.rstrip('/')}" if repo_url else None
     dependencies = ", ".join(sorted(brought - {PACKAGE, "torch"}))
     where = "이 노트북이 든 저장소 폴더에서" + (f", 저장소 밖이면 {source} 에서" if source else "")
+    needed = {PACKAGE: source, **{module: module for module in others}}
+    outside = (
+        "이 노트북은 저장소 주소를 모르는 빌드에서 만들어졌고, seq2seq-attention 저장소 폴더 밖에서 열렸습니다. "
+        "저장소를 받은 폴더 안에서 이 노트북을 열고 이 셀을 다시 실행하세요."
+    )
     lines = [
         "# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):",
         f"# - torch: NVIDIA GPU가 없으면 PyTorch의 CPU 빌드({CPU_TORCH[1]}), 있으면 PyPI의 빌드(Linux에서는 CUDA 빌드)",
         f"# - {PACKAGE}: {where} (의존성 {dependencies} 중 없는 것 포함)",
         *(f"# - {module}: 이 페이지의 코드가 씁니다" for module in others),
         "# 그다음 같은 커널에서 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다.",
-    ]
-    needed = {PACKAGE: source, **{module: module for module in others}}
-    outside = (
-        "이 노트북은 저장소 주소를 모르는 빌드에서 만들어졌고, seq2seq-attention 저장소 폴더 밖에서 열렸습니다. "
-        "저장소를 받은 폴더 안에서 이 노트북을 열고 이 셀을 다시 실행하세요."
-    )
-    lines += [
         "import importlib",
         "import importlib.util",
         "import shutil",
@@ -168,27 +154,22 @@ def _prose(lines: list[str], page: str, site_url: str | None, block_titles: dict
     out: list[str] = []
     quoting = False
     for line in lines:
-        block = BLOCK.match(line)
-        if block:
+        if block := BLOCK.match(line):
             title = block["title"] or block_titles.get(block["name"], block["name"])
             if block["name"] == "solution":  # the answer comes after a cell where the reader tries first
                 out += [TRY_FIRST, ""]
             out.append(f"**{title}**" if title else "")
-            continue
-        admonition = ADMONITION.match(line)
-        if admonition:
+        elif admonition := ADMONITION.match(line):
             quoting = True
             out.append(f"> **{admonition['title']}**" if admonition["title"] else ">")
-            continue
-        if quoting and (line.startswith("    ") or not line.strip()):
+        elif quoting and (line.startswith("    ") or not line.strip()):
             out.append(f"> {line[4:]}".rstrip())
-            continue
-        if quoting:
-            while out and out[-1] == ">":
+        else:
+            while quoting and out and out[-1] == ">":  # a quote ends without its empty last lines
                 out.pop()
-            out.append("")
+            out += [""] if quoting else []
             quoting = False
-        out.append(HEADING_ATTRS.sub(r"\1", line))
+            out.append(HEADING_ATTRS.sub(r"\1", line))
     text = "\n".join(out).strip()
     return LINK.sub(lambda m: m[1] + _site_link(m["target"], page, site_url), text)
 
@@ -215,37 +196,25 @@ def notebook(text: str, *, page: str, site_url: str | None, repo_url: str | None
     recorded CPU output (`runs`, `fence_runs.load`), solutions titled as pymdownx.blocks.details' types say."""
     details = extensions.get("pymdownx.blocks.details", {}).get("types", [])
     block_titles = {kind["name"]: kind.get("title", "") for kind in details if isinstance(kind, dict)}
-    titled = EXCERPT.sub(
-        lambda m: (
-            m[0]
-            if "title=" in m["options"] or not m["options"].startswith(".python notest")
-            else f'{m["fence"]}{{{m["options"]} title="{m["ref"]}"}}\n--8<-- "{m["ref"]}"\n{m["fence"]}'
-        ),
-        text,
-    )
+
+    def titled(m: re.Match) -> str:  # a shown excerpt is titled by what it includes
+        if "title=" in m["options"] or not m["options"].startswith(".python notest"):
+            return m[0]
+        return f'{m["fence"]}{{{m["options"]} title="{m["ref"]}"}}\n--8<-- "{m["ref"]}"\n{m["fence"]}'
+
     snippets = {"pymdownx.snippets": extensions.get("pymdownx.snippets", {})}  # filled in as in the build
     md = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs=snippets)
-    expanded = "\n".join(md.preprocessors["snippet"].run(titled.split("\n")))
+    expanded = "\n".join(md.preprocessors["snippet"].run(EXCERPT.sub(titled, text).split("\n")))
     lines = expanded.split("\n")
     fences = {fence.line: fence for fence in fence_runs.spec_fences(expanded)}
-    cells = [_code(install_cell(tuple(fences.values()), repo_url))]
-    markdown_parts: list[str] = []  # the markdown since the last code cell
+    parts: list = [_code(install_cell(tuple(fences.values()), repo_url))]  # code cells and markdown, in page order
     position = 0
-
-    def end_markdown() -> None:
-        if markdown_parts:
-            cells.append(v4.new_markdown_cell("\n\n".join(markdown_parts)))
-            markdown_parts.clear()
 
     def add_prose(start: int, until: int) -> None:
         *questions, answer = _prose(lines[start:until], page, site_url, block_titles).split(TRY_FIRST)
         for question in questions:  # a solution starts here: the question, an empty cell, then the answer
-            if question.strip():
-                markdown_parts.append(question.strip())
-            end_markdown()
-            cells.append(_code(TRY_FIRST_CELL))
-        if answer.strip():
-            markdown_parts.append(answer.strip())
+            parts.extend([question.strip(), _code(TRY_FIRST_CELL)])
+        parts.append(answer.strip())
 
     for token in [token for token in fence_runs.PARSER.parse(expanded) if token.type == "fence" and token.map]:
         fence = fences.get(token.map[0] + 1)
@@ -253,14 +222,16 @@ def notebook(text: str, *, page: str, site_url: str | None, repo_url: str | None
             continue
         add_prose(position, token.map[0])
         position = token.map[1]
-        if fence is None:
-            markdown_parts.append(_shown_fence(token))
-            continue
-        end_markdown()
-        run = runs.get(fence.key, {}).get(fence.cpu_tag)
-        cells.append(_code(fence.code.rstrip("\n"), run["output"] if run and run["outcome"] == "passed" else ""))
+        run = runs.get(fence.key, {}).get(fence.cpu_tag) if fence else None
+        printed = run["output"] if run and run["outcome"] == "passed" else ""
+        parts.append(_code(fence.code.rstrip("\n"), printed) if fence else _shown_fence(token))
     add_prose(position, len(lines))
-    end_markdown()
+    cells = []
+    for is_markdown, group in itertools.groupby(parts, key=lambda part: isinstance(part, str)):
+        if not is_markdown:
+            cells += group
+        elif prose := "\n\n".join(filter(None, group)):  # the markdown between two code cells: one cell
+            cells.append(v4.new_markdown_cell(prose))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same notebook
     kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}

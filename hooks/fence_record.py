@@ -25,13 +25,11 @@ from pathlib import Path, PurePosixPath
 
 import fence_notebooks
 import fence_runs
-from engine import page_of, per_version, stop_build
+from engine import ROOT, page_of, per_version, stop_build
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 
 NOT_RUN = "아직 실행하지 않음"
-ROOT = Path(__file__).resolve().parent.parent
-"""The repository these extensions belong to (its docs/ holds the record)."""
 VERIFICATION_PAGE = "appendix/verification.md"
 """The page that says what ran where (its #record section): the mark under each title links there."""
 
@@ -61,12 +59,10 @@ def mark(fences: Sequence[fence_runs.Fence], runs: dict[str, dict[str, dict]]) -
 
 
 def _block(kind: str, label: str, text: str | None = None) -> str:
-    body = f"<pre><code>{html.escape(text)}</code></pre>" if text else ""
-    # one line of HTML: Markdown leaves it whole (newlines in the output are written as &#10;)
-    return (
-        f'<div class="fence-output fence-output--{kind}"><p class="fence-output__label">{html.escape(label)}</p>'
-        f"{body.replace(chr(10), '&#10;')}</div>"
-    )
+    """One line of HTML, which Markdown leaves whole (newlines in the output are written as &#10;)."""
+    body = f"<pre><code>{html.escape(text)}</code></pre>".replace("\n", "&#10;") if text else ""
+    head = f'<p class="fence-output__label">{html.escape(label)}</p>'
+    return f'<div class="fence-output fence-output--{kind}">{head}{body}</div>'
 
 
 def output_blocks(fence: fence_runs.Fence, runs: dict[str, dict[str, dict]]) -> list[str]:
@@ -103,11 +99,9 @@ def page_markdown(markdown: str, page: str, runs: dict, repo_url: str | None) ->
             lines[fence.end : fence.end] = ["", *blocks, ""]
     appendix = posixpath.relpath(VERIFICATION_PAGE, posixpath.dirname(page) or ".")
     parts = [f"[{html.escape(mark(fences, runs))}]({appendix}#record)"]
-    notebook = _notebooks.get(page)
-    if notebook:
+    if notebook := _notebooks.get(page):
         parts.append(f"[노트북으로 받기]({PurePosixPath(notebook).name}){{ download }}")
-        colab = fence_notebooks.colab_url(repo_url, notebook)
-        if colab:
+        if colab := fence_notebooks.colab_url(repo_url, notebook):
             parts.append(f"[Colab에서 열기]({colab})")
     line = f'<p class="fence-record" markdown>{" · ".join(parts)}</p>'
     title = next((i for i, text in enumerate(lines) if text.startswith("# ")), -1)

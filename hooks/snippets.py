@@ -38,8 +38,7 @@ def marks(text: str) -> dict[str, dict[str, int]]:
     simply absent, so a caller can say which one is)."""
     found: dict[str, dict[str, int]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
-        match = MARK.match(line)
-        if match:
+        if match := MARK.match(line):
             found.setdefault(match["name"], {})[match["kind"]] = number
     return found
 

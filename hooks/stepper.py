@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import snippets
-from engine import page_of, per_version, relative, stop_build
+from engine import ROOT, page_of, per_version, relative, stop_build
 from json_files import FileError, entry, fail, read
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
@@ -114,7 +114,7 @@ class _Marks(Preprocessor):
 class StepperExtension(Extension):
     def __init__(self, **kwargs) -> None:
         self.config = {
-            "trace": [str(Path(__file__).resolve().parent.parent / "docs" / TRACE), "the trace"],
+            "trace": [str(ROOT / "docs" / TRACE), "the trace"],
             "live": [LIVE_PAGE, "the live page in the built site ('': none)"],
         }
         super().__init__(**kwargs)
