@@ -34,8 +34,7 @@ def page_of(md: Markdown) -> PageInfo | None:
         file = md.treeprocessors["relpath"].file
         return PageInfo(file.src_uri, file.url)
     for processor in md.preprocessors:  # Zensical's zensical.extensions.context.ContextPreprocessor
-        page = getattr(processor, "page", None)
-        if type(processor).__name__ == "ContextPreprocessor" and page is not None:
+        if type(processor).__name__ == "ContextPreprocessor" and (page := getattr(processor, "page", None)) is not None:
             return PageInfo(str(page.path).replace("\\", "/"), str(page.url))
     return None
 

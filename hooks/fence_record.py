@@ -2,20 +2,15 @@
 and the MkDocs hook that writes a notebook per page.
 
 Everything comes from the committed record `docs/fence-runs.json` (`hooks/fence_runs.py`), written by
-`python -m pytest --record-fences`; the build runs no code. On a page with spec fences:
+`python -m pytest --record-fences`; the build runs no code. On a page with spec fences: under each fence, the output
+its last CPU run printed (and the GPU's, where that differs), or "아직 실행하지 않음" for code with no recorded run;
+under the title, the `mark`, linked to the appendix page saying what ran where (a lesson names no machine), and the
+page's notebook (`hooks/fence_notebooks.py`), with an "Open in Colab" link when the repository is on GitHub.
 
-* under each fence, the output its last CPU run printed (and the GPU's, where that differs); a fence whose
-  code has no recorded run (changed since, or new) says so: "아직 실행하지 않음";
-* under the title, one short mark, "CPU·GPU에서 실행 · date" (`mark`: what did not run or failed is counted), that
-  links to the appendix page saying what ran where (appendix/verification.md#record): a lesson names no machine;
-* a notebook of the page (`hooks/fence_notebooks.py`) next to it, with an "Open in Colab" link when the
-  repository is on GitHub (`repo_url`), for the copy the site publishes on its gh-pages branch.
-
-The first two are the extension's (a preprocessor, before pymdownx.snippets), so any engine that renders
-Python-Markdown shows them. The notebooks need the whole site (a generated file per page): this module is also
-a MkDocs hook, whose `on_files` adds them and tells the extension to link them; under an engine that runs no
-MkDocs hooks (Zensical), pages have no notebook and the stamp no notebook link. The hook's `on_config` reads the
-record first, so that a malformed one stops a MkDocs build with its one line before any page is rendered.
+The outputs and the mark are the extension's (a preprocessor, before pymdownx.snippets), so any engine that renders
+Python-Markdown shows them. The notebooks need the whole site: this module is also a MkDocs hook, whose `on_files`
+adds them and tells the extension to link them (Zensical runs no MkDocs hooks: no notebooks there), and whose
+`on_config` stops a build on a malformed record with its one line before any page is rendered.
 """
 
 import html
@@ -89,13 +84,11 @@ runs_in = per_version(fence_runs.load)
 def page_markdown(markdown: str, page: str, runs: dict, repo_url: str | None) -> str:
     """`markdown` (the page `page`, a path in docs) with each fence's recorded output under it and the mark under its
     title (and the notebook links, when there is a notebook of the page)."""
-    fences = fence_runs.spec_fences(markdown)
-    if not fences:
+    if not (fences := fence_runs.spec_fences(markdown)):
         return markdown
     lines = markdown.split("\n")
     for fence in reversed(fences):
-        blocks = output_blocks(fence, runs)
-        if blocks:
+        if blocks := output_blocks(fence, runs):
             lines[fence.end : fence.end] = ["", *blocks, ""]
     appendix = posixpath.relpath(VERIFICATION_PAGE, posixpath.dirname(page) or ".")
     parts = [f"[{html.escape(mark(fences, runs))}]({appendix}#record)"]
@@ -115,8 +108,7 @@ class _Outputs(Preprocessor):
         self.record, self.repo_url = record, repo_url
 
     def run(self, lines: list[str]) -> list[str]:
-        page = page_of(self.md)
-        if page is None:
+        if (page := page_of(self.md)) is None:
             return lines
         return page_markdown("\n".join(lines), page.path, runs_in(self.record), self.repo_url).split("\n")
 
