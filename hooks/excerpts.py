@@ -134,7 +134,7 @@ class _Titles(Preprocessor):
         """With a repository, the links the postprocessor makes: (the span's class, its text) -> the URL."""
 
     def _titled(self, match: re.Match, title: str, body: str, url: str) -> str:
-        if self.repo_url:
+        if url:
             self.links["filename", html.escape(title)] = url
         options = TITLE.sub("", match["options"].removeprefix(".python notest"))
         return f'```{{.python notest{options} title="{title}"}}\n{body}\n```'
@@ -151,13 +151,13 @@ class _Titles(Preprocessor):
                 self.links["c1", html.escape(f"# {label}")] = line_url(self.repo_url, path, section)
             pairs = zip(labels, parts, strict=True)
             body = "\n".join(f'# {label}\n--8<-- "{path}:{section}"' for label, (path, section) in pairs)
-            return self._titled(match, title, body, f"{self.repo_url}/tree/{_commit()}/{folder}")
+            return self._titled(match, title, body, self.repo_url and f"{self.repo_url}/tree/{_commit()}/{folder}")
 
         def titled(match: re.Match) -> str:
             if not (is_source_excerpt(match) and match["fence"] == "```"):
                 return match[0]
             path, section = match["path"], match["section"]
-            url = line_url(self.repo_url, path, section)
+            url = self.repo_url and line_url(self.repo_url, path, section)
             return self._titled(match, excerpt_title(path, section), f'--8<-- "{path}:{section}"', url)
 
         text = snippets.LISTING.sub(listing, "\n".join(lines))
