@@ -8,10 +8,16 @@ relative to it) and its URL (the live page's URL relative to it).
 
 from __future__ import annotations
 
+import functools
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from markdown import Markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository these extensions belong to."""
 
 
 @dataclass(frozen=True)
@@ -28,8 +34,7 @@ def page_of(md: Markdown) -> PageInfo | None:
         file = md.treeprocessors["relpath"].file
         return PageInfo(file.src_uri, file.url)
     for processor in md.preprocessors:  # Zensical's zensical.extensions.context.ContextPreprocessor
-        page = getattr(processor, "page", None)
-        if type(processor).__name__ == "ContextPreprocessor" and page is not None:
+        if type(processor).__name__ == "ContextPreprocessor" and (page := getattr(processor, "page", None)) is not None:
             return PageInfo(str(page.path).replace("\\", "/"), str(page.url))
     return None
 
@@ -39,3 +44,20 @@ def relative(target: str, page: PageInfo) -> str:
     url = page.url.lstrip("/")
     folder = url if url.endswith("/") else posixpath.dirname(url)
     return posixpath.relpath(target, folder or ".")
+
+
+def per_version(load: Callable[[Path], object]) -> Callable[[Path], object]:
+    """`load(path)`, read once per version of the file (its modification time; 0 when there is none)."""
+    cached = functools.cache(lambda path, changed: load(path))
+    return lambda path: cached(path, path.stat().st_mtime if path.is_file() else 0.0)
+
+
+def stop_build(load: Callable[[Path], object], path: Path) -> None:
+    """For a MkDocs hook's `on_config`: a malformed file stops the build with its one line before any page renders."""
+    from json_files import FileError
+    from mkdocs.exceptions import PluginError
+
+    try:
+        load(path)
+    except FileError as error:
+        raise PluginError(str(error)) from None

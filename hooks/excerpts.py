@@ -14,14 +14,13 @@ import posixpath
 import re
 import subprocess
 from functools import cache
-from pathlib import Path
 
 import snippets
+from engine import ROOT
 from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
-ROOT = Path(__file__).resolve().parent.parent
 TITLE = re.compile(r'\s*title="[^"]*"')
 PART = "일부"
 """Said after a definition the section shows only part of."""
@@ -60,10 +59,6 @@ def _named(node: ast.AST, in_function: bool) -> list[str]:
     return [target.id for target in targets if isinstance(target, ast.Name)]
 
 
-def _start(node: ast.AST) -> int:
-    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-
-
 def section_names(path: str, section: str) -> str:
     """What the section defines, e.g. ``AdditiveScore.project_keys, AdditiveScore.compare``."""
     first, last = section_lines(path, section)
@@ -73,12 +68,12 @@ def section_names(path: str, section: str) -> str:
     def visit(body: list[ast.stmt], prefix: str, in_function: bool) -> None:
         nonlocal around
         for node in body:
-            names = _named(node, in_function)
-            if not names:
+            if not (names := _named(node, in_function)):
                 continue
+            start = min(n.lineno for n in [node, *getattr(node, "decorator_list", [])])
             if first <= node.lineno and node.end_lineno <= last:  # a decorator may stand above the start marker
                 inside.extend(prefix + name for name in names)
-            elif _start(node) <= first and last <= node.end_lineno and isinstance(node, ast.ClassDef | ast.FunctionDef):
+            elif start <= first and last <= node.end_lineno and isinstance(node, ast.ClassDef | ast.FunctionDef):
                 around = prefix + node.name
                 visit(node.body, f"{around}.", in_function or isinstance(node, ast.FunctionDef))
 
@@ -116,10 +111,8 @@ def excerpt_title(path: str, section: str) -> str:
 
 def listing_parts(body: str) -> list[tuple[str, str]] | None:
     """A listing's parts as ``(path, section)``, when every one is a section of the package's source (else None)."""
-    parts = [(match["path"], match["section"]) for match in snippets.INCLUDE.finditer(body)]
-    if not parts or not all(path.startswith("src/") and section for path, section in parts):
-        return None
-    return parts
+    parts = snippets.includes(body)
+    return parts if parts and all(path.startswith("src/") and section for path, section in parts) else None
 
 
 def listing_titles(parts: list[tuple[str, str]]) -> tuple[str, str, list[str]]:
@@ -136,37 +129,36 @@ class _Titles(Preprocessor):
 
     def __init__(self, md: Markdown, repo_url: str) -> None:
         super().__init__(md)
-        self.repo_url = repo_url
-        self.links: dict[str, str] = {}
-        self.label_links: dict[str, str] = {}
+        self.repo_url = repo_url.rstrip("/")
+        self.links: dict[tuple[str, str], str] = {}
+        """With a repository, the links the postprocessor makes: (the span's class, its text) -> the URL."""
+
+    def _titled(self, match: re.Match, title: str, body: str, url: str) -> str:
+        if url:
+            self.links["filename", html.escape(title)] = url
+        options = TITLE.sub("", match["options"].removeprefix(".python notest"))
+        return f'```{{.python notest{options} title="{title}"}}\n{body}\n```'
 
     def run(self, lines: list[str]) -> list[str]:
         self.links.clear()
-        self.label_links.clear()
 
         def listing(match: re.Match) -> str:
             parts = listing_parts(match["body"])
             if parts is None or not match["options"].startswith(".python notest") or match["fence"] != "```":
                 return match[0]
             folder, title, labels = listing_titles(parts)
-            if self.repo_url:
-                self.links[html.escape(title)] = f"{self.repo_url.rstrip('/')}/tree/{_commit()}/{folder}"
-                for label, (path, section) in zip(labels, parts, strict=True):
-                    self.label_links[html.escape(f"# {label}")] = line_url(self.repo_url, path, section)
-            options = TITLE.sub("", match["options"].removeprefix(".python notest"))
+            for label, (path, section) in zip(labels, parts, strict=True) if self.repo_url else ():
+                self.links["c1", html.escape(f"# {label}")] = line_url(self.repo_url, path, section)
             pairs = zip(labels, parts, strict=True)
             body = "\n".join(f'# {label}\n--8<-- "{path}:{section}"' for label, (path, section) in pairs)
-            return f'```{{.python notest{options} title="{title}"}}\n{body}\n```'
+            return self._titled(match, title, body, self.repo_url and f"{self.repo_url}/tree/{_commit()}/{folder}")
 
         def titled(match: re.Match) -> str:
-            path, section, options = match["path"], match["section"], match["options"]
             if not (is_source_excerpt(match) and match["fence"] == "```"):
                 return match[0]
-            title = excerpt_title(path, section)
-            if self.repo_url:
-                self.links[html.escape(title)] = line_url(self.repo_url, path, section)
-            options = TITLE.sub("", options.removeprefix(".python notest"))
-            return f'```{{.python notest{options} title="{title}"}}\n--8<-- "{path}:{section}"\n```'
+            path, section = match["path"], match["section"]
+            url = self.repo_url and line_url(self.repo_url, path, section)
+            return self._titled(match, excerpt_title(path, section), f'--8<-- "{path}:{section}"', url)
 
         text = snippets.LISTING.sub(listing, "\n".join(lines))
         return snippets.EXCERPT.sub(titled, text).split("\n")
@@ -175,18 +167,11 @@ class _Titles(Preprocessor):
 class _Links(Postprocessor):
     """Each title links to its lines in the repository (a listing: its folder, and each part's label its lines)."""
 
-    def __init__(self, md: Markdown, titles: _Titles) -> None:
-        super().__init__(md)
-        self.titles = titles
-
     def run(self, text: str) -> str:
-        for title, url in self.titles.links.items():
+        for (kind, label), url in self.md.preprocessors["excerpt_titles"].links.items():
             tip = "저장소에서 이 줄 보기" if "#L" in url else "저장소에서 이 폴더 보기"  # a listing's title: its folder
-            linked = f'<span class="filename"><a href="{html.escape(url)}" title="{tip}">{title}</a></span>'
-            text = text.replace(f'<span class="filename">{title}</span>', linked)
-        for label, url in self.titles.label_links.items():  # a listing's part: its comment line links to its lines
-            linked = f'<span class="c1"><a href="{html.escape(url)}" title="저장소에서 이 줄 보기">{label}</a></span>'
-            text = text.replace(f'<span class="c1">{label}</span>', linked)
+            linked = f'<span class="{kind}"><a href="{html.escape(url)}" title="{tip}">{label}</a></span>'
+            text = text.replace(f'<span class="{kind}">{label}</span>', linked)
         return text
 
 
@@ -196,10 +181,8 @@ class ExcerptsExtension(Extension):
         super().__init__(**kwargs)
 
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
-        titles = _Titles(md, self.getConfig("repo_url") or "")
-        md.preprocessors.register(titles, "excerpt_titles", 38)  # pymdownx.snippets is 32
-        md.postprocessors.register(_Links(md, titles), "excerpt_links", 15)  # after the raw HTML is back (30)
+        md.preprocessors.register(_Titles(md, self.getConfig("repo_url") or ""), "excerpt_titles", 38)  # snippets: 32
+        md.postprocessors.register(_Links(md), "excerpt_links", 15)  # after the raw HTML is back (30)
 
 
-def makeExtension(**kwargs) -> ExcerptsExtension:  # noqa: N802
-    return ExcerptsExtension(**kwargs)
+makeExtension = ExcerptsExtension  # noqa: N816 (Python-Markdown's name)

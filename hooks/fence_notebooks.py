@@ -6,17 +6,17 @@ and says so; with everything importable it installs nothing.
 """
 
 import ast
-import functools
+import itertools
 import posixpath
 import re
 import sys
 import tomllib
-from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import fence_runs
 import markdown
 import nbformat
+from engine import ROOT
 from nbformat import v4
 from pytest_markdown_docs.plugin import parse_superfences_block_info
 from snippets import EXCERPT
@@ -34,31 +34,8 @@ LINK = re.compile(r"(\]\()(?P<target>[^)\s]+)")
 
 def colab_url(repo_url: str | None, notebook: str) -> str | None:
     """Colab's URL of a notebook published on the repository's gh-pages branch (GitHub only), else None."""
-    if not repo_url:
-        return None
-    parts = urlsplit(repo_url)
-    path = parts.path.strip("/").removesuffix(".git")
-    if parts.netloc != "github.com" or path.count("/") != 1:
-        return None
-    return f"https://colab.research.google.com/github/{path}/blob/gh-pages/{notebook}"
-
-
-@functools.cache
-def _package_modules(root: Path) -> set[str]:
-    """The modules the package brings with it: itself and its dependencies (pyproject.toml)."""
-    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    names = {re.split(r"[\s<>=!~;\[]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]}
-    return {PACKAGE} | {name.replace("-", "_").lower() for name in names}
-
-
-def _imported_modules(code: str) -> set[str]:
-    modules = set()
-    for node in ast.walk(ast.parse(code)):
-        if isinstance(node, ast.Import):
-            modules |= {alias.name.partition(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            modules.add(node.module.partition(".")[0])
-    return modules - set(sys.stdlib_module_names)
+    github = re.fullmatch(r"https?://github\.com/([^/]+/[^/]+?)(?:\.git)?/?", repo_url or "")
+    return f"https://colab.research.google.com/github/{github[1]}/blob/gh-pages/{notebook}" if github else None
 
 
 CPU_TORCH = ("--no-deps", "torch==2.13.0+cpu", "--index-url", "https://download.pytorch.org/whl/cpu")
@@ -66,29 +43,32 @@ CPU_TORCH = ("--no-deps", "torch==2.13.0+cpu", "--index-url", "https://download.
 alone (its dependencies come with the package), as README's CPU install line does (a test keeps them equal)."""
 
 
-def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str | None) -> str:
+def install_cell(fences: tuple[fence_runs.Fence, ...], repo_url: str | None) -> str:
     """The first cell: it installs what is missing (said in its comments and printed), imports the package in the same
     kernel and shows every matplotlib figure a later cell leaves in a name. PyTorch first: `CPU_TORCH` without an
     NVIDIA GPU, PyPI's build with one; the package from the checkout the notebook lies in, else from ``git+repo_url``
     (neither: the cell stops and says so), never ``-e`` (a running kernel never reads an editable install's .pth)."""
-    brought = _package_modules(root)
-    others = sorted(set().union(*(_imported_modules(fence.code) for fence in fences)) - brought)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {re.split(r"[\s<>=!~;\[]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]}
+    brought = {PACKAGE} | {name.replace("-", "_").lower() for name in names}  # the package and its dependencies
+    nodes = [node for fence in fences for node in ast.walk(ast.parse(fence.code))]  # what the page's code imports
+    imported = {alias.name for node in nodes if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module for node in nodes if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module}
+    others = sorted({name.partition(".")[0] for name in imported} - set(sys.stdlib_module_names) - brought)
     source = f"git+{repo_url.rstrip('/')}" if repo_url else None
     dependencies = ", ".join(sorted(brought - {PACKAGE, "torch"}))
     where = "이 노트북이 든 저장소 폴더에서" + (f", 저장소 밖이면 {source} 에서" if source else "")
+    needed = {PACKAGE: source, **{module: module for module in others}}
+    outside = (
+        "이 노트북은 저장소 주소를 모르는 빌드에서 만들어졌고, seq2seq-attention 저장소 폴더 밖에서 열렸습니다. "
+        "저장소를 받은 폴더 안에서 이 노트북을 열고 이 셀을 다시 실행하세요."
+    )
     lines = [
         "# 이 노트북이 설치하는 것 (import할 수 없는 것만 pip으로 설치합니다. 모두 있으면 설치하지 않습니다):",
         f"# - torch: NVIDIA GPU가 없으면 PyTorch의 CPU 빌드({CPU_TORCH[1]}), 있으면 PyPI의 빌드(Linux에서는 CUDA 빌드)",
         f"# - {PACKAGE}: {where} (의존성 {dependencies} 중 없는 것 포함)",
         *(f"# - {module}: 이 페이지의 코드가 씁니다" for module in others),
         "# 그다음 같은 커널에서 패키지를 import해 확인하고, 뒤의 셀이 만든 matplotlib 그림을 셀 아래에 보여 줍니다.",
-    ]
-    needed = {PACKAGE: source, **{module: module for module in others}}
-    outside = (
-        "이 노트북은 저장소 주소를 모르는 빌드에서 만들어졌고, seq2seq-attention 저장소 폴더 밖에서 열렸습니다. "
-        "저장소를 받은 폴더 안에서 이 노트북을 열고 이 셀을 다시 실행하세요."
-    )
-    lines += [
         "import importlib",
         "import importlib.util",
         "import shutil",
@@ -159,12 +139,6 @@ def install_cell(fences: tuple[fence_runs.Fence, ...], root: Path, repo_url: str
     return "\n".join(lines)
 
 
-def expand_snippets(text: str, snippets: dict) -> str:
-    """The page with its `--8<--` snippets filled in, as pymdownx.snippets does in the build."""
-    md = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": snippets})
-    return "\n".join(md.preprocessors["snippet"].run(text.split("\n")))
-
-
 def _site_link(target: str, page: str, site_url: str | None) -> str:
     """A page-relative link as an absolute URL on the site (`.md` pages become `.html`)."""
     if not site_url or urlsplit(target).scheme or target.startswith(("#", "/", "mailto:")):
@@ -180,27 +154,22 @@ def _prose(lines: list[str], page: str, site_url: str | None, block_titles: dict
     out: list[str] = []
     quoting = False
     for line in lines:
-        block = BLOCK.match(line)
-        if block:
+        if block := BLOCK.match(line):
             title = block["title"] or block_titles.get(block["name"], block["name"])
             if block["name"] == "solution":  # the answer comes after a cell where the reader tries first
                 out += [TRY_FIRST, ""]
             out.append(f"**{title}**" if title else "")
-            continue
-        admonition = ADMONITION.match(line)
-        if admonition:
+        elif admonition := ADMONITION.match(line):
             quoting = True
             out.append(f"> **{admonition['title']}**" if admonition["title"] else ">")
-            continue
-        if quoting and (line.startswith("    ") or not line.strip()):
+        elif quoting and (line.startswith("    ") or not line.strip()):
             out.append(f"> {line[4:]}".rstrip())
-            continue
-        if quoting:
-            while out and out[-1] == ">":
+        else:
+            while quoting and out and out[-1] == ">":  # a quote ends without its empty last lines
                 out.pop()
-            out.append("")
+            out += [""] if quoting else []
             quoting = False
-        out.append(HEADING_ATTRS.sub(r"\1", line))
+            out.append(HEADING_ATTRS.sub(r"\1", line))
     text = "\n".join(out).strip()
     return LINK.sub(lambda m: m[1] + _site_link(m["target"], page, site_url), text)
 
@@ -220,76 +189,52 @@ def _shown_fence(token) -> str:
     return "\n".join([*head, f"{fence}{words[0] if words else ''}", token.content.rstrip("\n"), fence])
 
 
-def notebook(
-    text: str,
-    *,
-    page: str,
-    root: Path,
-    snippets: dict,
-    site_url: str | None,
-    repo_url: str | None,
-    runs: dict[str, dict[str, dict]],
-    block_titles: dict[str, str] | None = None,
-) -> str:
+def notebook(text: str, *, page: str, site_url: str | None, repo_url: str | None, runs: dict, extensions: dict) -> str:
     """The notebook (nbformat 4 JSON) of the page `page` (its path in docs; links resolve from it) whose markdown is
-    `text`: snippets expanded with the build's `snippets` options, relative links made links to `site_url` (None keeps
-    them), the package installed from `repo_url` when missing, each spec fence's cell with its recorded CPU output
-    (`runs`, `fence_runs.load`), `block_titles` the titles of `pymdownx.blocks.details` types."""
-    block_titles = block_titles or {}
-    titled = EXCERPT.sub(
-        lambda m: (
-            m[0]
-            if "title=" in m["options"] or not m["options"].startswith(".python notest")
-            else f'{m["fence"]}{{{m["options"]} title="{m["ref"]}"}}\n--8<-- "{m["ref"]}"\n{m["fence"]}'
-        ),
-        text,
-    )
-    expanded = expand_snippets(titled, snippets)
+    `text`: snippets expanded as the build's `extensions` (its ``mdx_configs``) say, relative links made links to
+    `site_url` (None keeps them), the package installed from `repo_url` when missing, each spec fence's cell with its
+    recorded CPU output (`runs`, `fence_runs.load`), solutions titled as pymdownx.blocks.details' types say."""
+    details = extensions.get("pymdownx.blocks.details", {}).get("types", [])
+    block_titles = {kind["name"]: kind.get("title", "") for kind in details if isinstance(kind, dict)}
+
+    def titled(m: re.Match) -> str:  # a shown excerpt is titled by what it includes
+        if "title=" in m["options"] or not m["options"].startswith(".python notest"):
+            return m[0]
+        return f'{m["fence"]}{{{m["options"]} title="{m["ref"]}"}}\n--8<-- "{m["ref"]}"\n{m["fence"]}'
+
+    snippets = {"pymdownx.snippets": extensions.get("pymdownx.snippets", {})}  # filled in as in the build
+    md = markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs=snippets)
+    expanded = "\n".join(md.preprocessors["snippet"].run(EXCERPT.sub(titled, text).split("\n")))
     lines = expanded.split("\n")
-    tokens = [token for token in fence_runs.PARSER.parse(expanded) if token.type == "fence" and token.map]
-    fences = fence_runs.spec_fences(expanded)
-    by_line = {fence.line: fence for fence in fences}
-    cells = [_code(install_cell(fences, root, repo_url))]
-    markdown_parts: list[str] = []  # the markdown since the last code cell
+    fences = {fence.line: fence for fence in fence_runs.spec_fences(expanded)}
+    parts: list = [_code(install_cell(tuple(fences.values()), repo_url))]  # code cells and markdown, in page order
     position = 0
 
-    def end_markdown() -> None:
-        if markdown_parts:
-            cells.append(v4.new_markdown_cell("\n\n".join(markdown_parts)))
-            markdown_parts.clear()
-
     def add_prose(start: int, until: int) -> None:
-        body = _prose(lines[start:until], page, site_url, block_titles)
-        *questions, answer = body.split(TRY_FIRST)
+        *questions, answer = _prose(lines[start:until], page, site_url, block_titles).split(TRY_FIRST)
         for question in questions:  # a solution starts here: the question, an empty cell, then the answer
-            if question.strip():
-                markdown_parts.append(question.strip())
-            end_markdown()
-            cells.append(_code(TRY_FIRST_CELL))
-        if answer.strip():
-            markdown_parts.append(answer.strip())
+            parts.extend([question.strip(), _code(TRY_FIRST_CELL)])
+        parts.append(answer.strip())
 
-    for token in tokens:
-        fence = by_line.get(token.map[0] + 1)
+    for token in [token for token in fence_runs.PARSER.parse(expanded) if token.type == "fence" and token.map]:
+        fence = fences.get(token.map[0] + 1)
         if fence is None and token.level:
             continue
         add_prose(position, token.map[0])
         position = token.map[1]
-        if fence is None:
-            markdown_parts.append(_shown_fence(token))
-            continue
-        end_markdown()
-        run = runs.get(fence.key, {}).get(fence.cpu_tag)
+        run = runs.get(fence.key, {}).get(fence.cpu_tag) if fence else None
         printed = run["output"] if run and run["outcome"] == "passed" else ""
-        cells.append(_code(fence.code.rstrip("\n"), printed))
+        parts.append(_code(fence.code.rstrip("\n"), printed) if fence else _shown_fence(token))
     add_prose(position, len(lines))
-    end_markdown()
+    cells = []
+    for is_markdown, group in itertools.groupby(parts, key=lambda part: isinstance(part, str)):
+        if not is_markdown:
+            cells += group
+        elif prose := "\n\n".join(filter(None, group)):  # the markdown between two code cells: one cell
+            cells.append(v4.new_markdown_cell(prose))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same notebook
     kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
     book = v4.new_notebook(cells=cells, metadata={"kernelspec": kernel, "language_info": {"name": "python"}})
-    invalid: dict = {}
-    text = nbformat.writes(book, capture_validation_error=invalid)  # validates the whole notebook once
-    if invalid:
-        raise invalid["ValidationError"]
-    return text
+    nbformat.validate(book)  # raises on a bad notebook (`writes` only logs it)
+    return nbformat.writes(book)

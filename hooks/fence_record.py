@@ -2,23 +2,17 @@
 and the MkDocs hook that writes a notebook per page.
 
 Everything comes from the committed record `docs/fence-runs.json` (`hooks/fence_runs.py`), written by
-`python -m pytest --record-fences`; the build runs no code. On a page with spec fences:
+`python -m pytest --record-fences`; the build runs no code. On a page with spec fences: under each fence, the output
+its last CPU run printed (and the GPU's, where that differs), or "아직 실행하지 않음" for code with no recorded run;
+under the title, the `mark`, linked to the appendix page saying what ran where (a lesson names no machine), and the
+page's notebook (`hooks/fence_notebooks.py`), with an "Open in Colab" link when the repository is on GitHub.
 
-* under each fence, the output its last CPU run printed (and the GPU's, where that differs); a fence whose
-  code has no recorded run (changed since, or new) says so: "아직 실행하지 않음";
-* under the title, one short mark, "CPU·GPU에서 실행 · date" (`mark`: what did not run or failed is counted), that
-  links to the appendix page saying what ran where (appendix/verification.md#record): a lesson names no machine;
-* a notebook of the page (`hooks/fence_notebooks.py`) next to it, with an "Open in Colab" link when the
-  repository is on GitHub (`repo_url`), for the copy the site publishes on its gh-pages branch.
-
-The first two are the extension's (a preprocessor, before pymdownx.snippets), so any engine that renders
-Python-Markdown shows them. The notebooks need the whole site (a generated file per page): this module is also
-a MkDocs hook, whose `on_files` adds them and tells the extension to link them; under an engine that runs no
-MkDocs hooks (Zensical), pages have no notebook and the stamp no notebook link. The hook's `on_config` reads the
-record first, so that a malformed one stops a MkDocs build with its one line before any page is rendered.
+The outputs and the mark are the extension's (a preprocessor, before pymdownx.snippets), so any engine that renders
+Python-Markdown shows them. The notebooks need the whole site: this module is also a MkDocs hook, whose `on_files`
+adds them and tells the extension to link them (Zensical runs no MkDocs hooks: no notebooks there), and whose
+`on_config` stops a build on a malformed record with its one line before any page is rendered.
 """
 
-import functools
 import html
 import posixpath
 from collections.abc import Sequence
@@ -26,13 +20,11 @@ from pathlib import Path, PurePosixPath
 
 import fence_notebooks
 import fence_runs
-from engine import page_of
+from engine import ROOT, page_of, per_version, stop_build
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 
 NOT_RUN = "아직 실행하지 않음"
-ROOT = Path(__file__).resolve().parent.parent
-"""The repository these extensions belong to (its docs/ holds the record)."""
 VERIFICATION_PAGE = "appendix/verification.md"
 """The page that says what ran where (its #record section): the mark under each title links there."""
 
@@ -62,12 +54,10 @@ def mark(fences: Sequence[fence_runs.Fence], runs: dict[str, dict[str, dict]]) -
 
 
 def _block(kind: str, label: str, text: str | None = None) -> str:
-    body = f"<pre><code>{html.escape(text)}</code></pre>" if text else ""
-    # one line of HTML: Markdown leaves it whole (newlines in the output are written as &#10;)
-    return (
-        f'<div class="fence-output fence-output--{kind}"><p class="fence-output__label">{html.escape(label)}</p>'
-        f"{body.replace(chr(10), '&#10;')}</div>"
-    )
+    """One line of HTML, which Markdown leaves whole (newlines in the output are written as &#10;)."""
+    body = f"<pre><code>{html.escape(text)}</code></pre>".replace("\n", "&#10;") if text else ""
+    head = f'<p class="fence-output__label">{html.escape(label)}</p>'
+    return f'<div class="fence-output fence-output--{kind}">{head}{body}</div>'
 
 
 def output_blocks(fence: fence_runs.Fence, runs: dict[str, dict[str, dict]]) -> list[str]:
@@ -87,34 +77,24 @@ def output_blocks(fence: fence_runs.Fence, runs: dict[str, dict[str, dict]]) -> 
     return blocks
 
 
-@functools.cache
-def _load(path: Path, changed: float) -> dict[str, dict[str, dict]]:
-    return fence_runs.load(path)
-
-
-def runs_in(path: Path) -> dict[str, dict[str, dict]]:
-    """The record at `path`, read once per version of the file."""
-    return _load(path, path.stat().st_mtime if path.is_file() else 0.0)
+runs_in = per_version(fence_runs.load)
+"""The record at `path`, read once per version of the file."""
 
 
 def page_markdown(markdown: str, page: str, runs: dict, repo_url: str | None) -> str:
     """`markdown` (the page `page`, a path in docs) with each fence's recorded output under it and the mark under its
     title (and the notebook links, when there is a notebook of the page)."""
-    fences = fence_runs.spec_fences(markdown)
-    if not fences:
+    if not (fences := fence_runs.spec_fences(markdown)):
         return markdown
     lines = markdown.split("\n")
     for fence in reversed(fences):
-        blocks = output_blocks(fence, runs)
-        if blocks:
+        if blocks := output_blocks(fence, runs):
             lines[fence.end : fence.end] = ["", *blocks, ""]
     appendix = posixpath.relpath(VERIFICATION_PAGE, posixpath.dirname(page) or ".")
     parts = [f"[{html.escape(mark(fences, runs))}]({appendix}#record)"]
-    notebook = _notebooks.get(page)
-    if notebook:
+    if notebook := _notebooks.get(page):
         parts.append(f"[노트북으로 받기]({PurePosixPath(notebook).name}){{ download }}")
-        colab = fence_notebooks.colab_url(repo_url, notebook)
-        if colab:
+        if colab := fence_notebooks.colab_url(repo_url, notebook):
             parts.append(f"[Colab에서 열기]({colab})")
     line = f'<p class="fence-record" markdown>{" · ".join(parts)}</p>'
     title = next((i for i, text in enumerate(lines) if text.startswith("# ")), -1)
@@ -128,8 +108,7 @@ class _Outputs(Preprocessor):
         self.record, self.repo_url = record, repo_url
 
     def run(self, lines: list[str]) -> list[str]:
-        page = page_of(self.md)
-        if page is None:
+        if (page := page_of(self.md)) is None:
             return lines
         return page_markdown("\n".join(lines), page.path, runs_in(self.record), self.repo_url).split("\n")
 
@@ -147,8 +126,7 @@ class FenceRecordExtension(Extension):
         md.preprocessors.register(outputs, "fence_record", 37)  # after excerpts (38), before pymdownx.snippets (32)
 
 
-def makeExtension(**kwargs) -> FenceRecordExtension:  # noqa: N802
-    return FenceRecordExtension(**kwargs)
+makeExtension = FenceRecordExtension  # noqa: N816 (Python-Markdown's name)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -156,38 +134,20 @@ def makeExtension(**kwargs) -> FenceRecordExtension:  # noqa: N802
 
 
 def on_config(config) -> None:
-    from mkdocs.exceptions import PluginError
-
-    try:
-        fence_runs.load(Path(config.docs_dir) / fence_runs.RECORD_NAME)
-    except fence_runs.RecordError as error:  # a malformed record stops the build with its one line
-        raise PluginError(str(error)) from None
+    stop_build(fence_runs.load, Path(config.docs_dir) / fence_runs.RECORD_NAME)
 
 
 def on_files(files, config):
     import fence_record  # the module the extension runs in: MkDocs loads this hook as a second copy of it
     from mkdocs.structure.files import File
 
-    snippets = config.mdx_configs.get("pymdownx.snippets", {})
-    details = config.mdx_configs.get("pymdownx.blocks.details", {}).get("types", [])
-    block_titles = {kind["name"]: kind.get("title", "") for kind in details if isinstance(kind, dict)}
     runs = runs_in(Path(config.docs_dir) / fence_runs.RECORD_NAME)
+    site = {"site_url": config.site_url, "repo_url": config.repo_url, "extensions": config.mdx_configs}
     fence_record._notebooks.clear()
     for file in list(files.documentation_pages()):
-        text = file.content_string
-        if not fence_runs.spec_fences(text):
-            continue
-        path = notebook_path(file.src_uri)
-        content = fence_notebooks.notebook(
-            text,
-            page=file.src_uri,
-            root=ROOT,
-            snippets=snippets,
-            site_url=config.site_url,
-            repo_url=config.repo_url,
-            runs=runs,
-            block_titles=block_titles,
-        )
-        files.append(File.generated(config, path, content=content))
-        fence_record._notebooks[file.src_uri] = path
+        if fence_runs.spec_fences(file.content_string):
+            path = notebook_path(file.src_uri)
+            content = fence_notebooks.notebook(file.content_string, page=file.src_uri, runs=runs, **site)
+            files.append(File.generated(config, path, content=content))
+            fence_record._notebooks[file.src_uri] = path
     return files

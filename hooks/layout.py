@@ -4,8 +4,8 @@ Postprocessors on the page's HTML (after the raw HTML is back), changing markup 
 and search indexes stays): `code_lines` writes each code line's indentation on its `pymdownx.highlight` line span
 (``style="--indent:8"``: the stylesheet makes a wrapped line hang under its own text) and keeps flags and hyphenated
 words whole (``<span class="nowrap">``); `stack_tables` gives a table of `STACK_FROM` columns or more `data-stack`
-and each body cell a `data-label` (extra.css stacks it, one block per row, below 45em); `hide_solutions` marks each
-folded ``/// solution`` `data-search-exclude`, so a search result never shows the answer under its question.
+and each body cell a `data-label` (extra.css stacks it, one block per row, below 45em); each folded ``/// solution``
+(`SOLUTION`) gets `data-search-exclude`, so a search result never shows the answer under its question.
 """
 
 import html
@@ -20,32 +20,21 @@ TAG = re.compile(r"(<[^>]+>)")
 UNBROKEN = re.compile(r"(?<![\w-])--?[A-Za-z][\w.-]*|\b[\w.]+(?:-[\w.]+)+")
 
 
-def _indent(code: str, start: int) -> int:
-    """How many spaces the line that starts at `start` begins with (tags skipped)."""
-    end = code.find("\n", start)
-    text = TAG.sub("", code[start : end if end >= 0 else len(code)])
-    return len(text) - len(text.lstrip(" "))
-
-
-def _mark_lines(code: str) -> str:
-    return LINE.sub(lambda m: f'{m.group(0)[:-1]} style="--indent:{_indent(code, m.end())}">', code)
-
-
-def _keep_together(code: str) -> str:
-    parts = TAG.split(code)
-    for i in range(0, len(parts), 2):  # text between tags (even indices); tags stay as they are
-        parts[i] = UNBROKEN.sub(lambda m: f'<span class="nowrap">{m.group(0)}</span>', parts[i])
-    return "".join(parts)
-
-
 def code_lines(html: str) -> str:
     """Each code line's indentation on its span; flags and hyphenated words kept whole. Code marked once stays as it
     is: mkdocstrings renders a docstring with these extensions, then its page renders the result again."""
 
+    def indent(line: re.Match) -> str:  # how many spaces the line that the span starts begins with (tags skipped)
+        end = line.string.find("\n", line.end())
+        text = TAG.sub("", line.string[line.end() : end if end >= 0 else None])
+        return f'{line[0][:-1]} style="--indent:{len(text) - len(text.lstrip(" "))}">'
+
     def mark(match: re.Match) -> str:
-        if 'class="nowrap"' in match.group(2):
-            return match.group(0)
-        return match.group(1) + _keep_together(_mark_lines(match.group(2))) + match.group(3)
+        if 'class="nowrap"' in match[2]:
+            return match[0]
+        parts = TAG.split(LINE.sub(indent, match[2]))  # text between tags (even indices); tags stay as they are
+        parts[::2] = [UNBROKEN.sub(r'<span class="nowrap">\g<0></span>', text) for text in parts[::2]]
+        return match[1] + "".join(parts) + match[3]
 
     return CODE.sub(mark, html)
 
@@ -57,41 +46,31 @@ CELL = re.compile(r"<td(?=[\s>])")
 STACK_FROM = 5
 
 
-def label(cell_html: str) -> str:
-    """A header cell's text as an attribute value: tags dropped, entities and quotes escaped."""
-    return html.escape(html.unescape(re.sub(r"<[^>]+>", "", cell_html)).strip(), quote=True)
-
-
-def stack(match: re.Match) -> str:
-    body = match.group(1)
-    head, _, rows = body.partition("</thead>")
-    labels = [label(cell) for cell in HEADER.findall(head)]
-    if len(labels) < STACK_FROM or not rows:
-        return match.group(0)
-
-    def labelled(row: re.Match) -> str:
-        cells = iter(labels)
-        return "<tr>" + CELL.sub(lambda m: f'<td data-label="{next(cells, "")}"', row.group(1)) + "</tr>"
-
-    return f"<table data-stack>{head}</thead>{ROW.sub(labelled, rows)}</table>"
-
-
 def stack_tables(html_text: str) -> str:
-    """Every table of `STACK_FROM` columns or more, marked to stack on a phone."""
+    """Every table of `STACK_FROM` columns or more, marked to stack on a phone: each body cell labelled with its
+    header cell's text as an attribute value (tags dropped, entities and quotes escaped)."""
+
+    def stack(table: re.Match) -> str:
+        head, _, rows = table[1].partition("</thead>")
+        labels = [html.escape(html.unescape(TAG.sub("", cell)).strip(), quote=True) for cell in HEADER.findall(head)]
+        if len(labels) < STACK_FROM or not rows:
+            return table[0]
+
+        def labelled(row: re.Match) -> str:
+            cells = iter(labels)
+            return "<tr>" + CELL.sub(lambda m: f'<td data-label="{next(cells, "")}"', row[1]) + "</tr>"
+
+        return f"<table data-stack>{head}</thead>{ROW.sub(labelled, rows)}</table>"
+
     return TABLE.sub(stack, html_text)
 
 
 SOLUTION = re.compile(r'<details class="note">(\s*<summary>풀이</summary>)')
 
 
-def hide_solutions(html: str) -> str:
-    """Every folded solution marked to stay out of search."""
-    return SOLUTION.sub(r'<details class="note" data-search-exclude>\1', html)
-
-
 class _Layout(Postprocessor):
     def run(self, text: str) -> str:
-        return stack_tables(hide_solutions(code_lines(text)))
+        return stack_tables(SOLUTION.sub(r'<details class="note" data-search-exclude>\1', code_lines(text)))
 
 
 class LayoutExtension(Extension):
@@ -99,5 +78,4 @@ class LayoutExtension(Extension):
         md.postprocessors.register(_Layout(md), "layout", 10)  # after the raw HTML is back (30) and excerpt links (15)
 
 
-def makeExtension(**kwargs) -> LayoutExtension:  # noqa: N802
-    return LayoutExtension(**kwargs)
+makeExtension = LayoutExtension  # noqa: N816 (Python-Markdown's name)

@@ -1,9 +1,6 @@
-"""A clean build prints warnings and errors only: mkdocs-macros lists every variable (some 900) at INFO level.
-
-Its logger goes to WARNING when MkDocs loads this hook (it loads hooks while it reads mkdocs.yml, before any plugin
-starts), so the listing is off and a macro's warning or error still shows (tests/site/test_site_build.py counts the
-lines).
-"""
+"""A clean build prints warnings and errors only (tests/site/test_site_build.py counts the lines): mkdocs-macros lists
+every variable (some 900) at INFO level, so its logger goes to WARNING when MkDocs loads this hook, while it reads
+mkdocs.yml, before any plugin starts; a macro's warning or error still shows."""
 
 import logging
 

@@ -63,8 +63,7 @@ def math_as_text(tex: str) -> str:
 
 
 def _as_text(match: re.Match) -> str:
-    tex = html.unescape(match.group(2))
-    inner = DELIMITERS.match(tex)
+    inner = DELIMITERS.match(tex := html.unescape(match.group(2)))
     return html.escape(math_as_text(inner.group(1) if inner else tex), quote=False)
 
 

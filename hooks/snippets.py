@@ -38,8 +38,7 @@ def marks(text: str) -> dict[str, dict[str, int]]:
     simply absent, so a caller can say which one is)."""
     found: dict[str, dict[str, int]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
-        match = MARK.match(line)
-        if match:
+        if match := MARK.match(line):
             found.setdefault(match["name"], {})[match["kind"]] = number
     return found
 
@@ -48,6 +47,4 @@ def section_text(path: Path, name: str) -> str | None:
     """The lines between a section's markers (None when the file lacks either marker)."""
     lines = path.read_text(encoding="utf-8").splitlines()
     where = marks("\n".join(lines)).get(name, {})
-    if set(where) != {"start", "end"}:
-        return None
-    return "\n".join(lines[where["start"] : where["end"] - 1])
+    return "\n".join(lines[where["start"] : where["end"] - 1]) if set(where) == {"start", "end"} else None

@@ -9,13 +9,12 @@ extension reads it once (`load`, against ``schemas/trace.schema.json``: a bad fi
 As a MkDocs hook, `on_config` reads the trace before any page. `docs/assets/javascripts/stepper.js` does the rest.
 """
 
-import functools
 import json
 import re
 from pathlib import Path
 
 import snippets
-from engine import page_of, relative
+from engine import ROOT, page_of, per_version, relative, stop_build
 from json_files import FileError, entry, fail, read
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
@@ -48,22 +47,11 @@ def load(path: Path) -> dict | None:
     return trace
 
 
-# ---------------------------------------------------------------------------------------------------
-# The build
+def on_config(config) -> None:
+    stop_build(load, Path(config.docs_dir) / TRACE)
 
 
-def on_config(config):
-    from mkdocs.exceptions import PluginError
-
-    try:
-        load(Path(config.docs_dir) / TRACE)
-    except TraceError as error:  # a malformed trace stops the build with its one line
-        raise PluginError(str(error)) from None
-
-
-@functools.cache
-def _load(path: Path, changed: float) -> dict | None:
-    return load(path)
+_load = per_version(load)
 
 
 def traced_sections(trace: dict) -> set[str]:
@@ -93,13 +81,8 @@ def page_data(trace: dict, refs: list[str], live: str | None = None) -> dict:
         sections = {ref: run["sections"][ref] for ref in refs if ref in run["sections"]}
         if sections:
             runs[name] = {**{k: v for k, v in run.items() if k != "sections"}, "sections": sections}
-    return {
-        "command": trace["command"],
-        "model": trace["model"]["path"],
-        "split": trace["split"],
-        "live": live,
-        "runs": runs,
-    }
+    about = {"command": trace["command"], "model": trace["model"]["path"], "split": trace["split"]}
+    return {**about, "live": live, "runs": runs}
 
 
 def data_script(data: dict) -> str:
@@ -109,43 +92,29 @@ def data_script(data: dict) -> str:
 
 
 class _Marks(Preprocessor):
-    """Each excerpt fence of a traced section gets ``data-stepper`` (before pymdownx.snippets includes its code)."""
+    """Each excerpt fence of a traced section gets ``data-stepper`` (before pymdownx.snippets includes its code), and
+    the page's part of the trace goes at its end as a raw HTML block (Python-Markdown's html_block keeps it whole)."""
 
     def __init__(self, md: Markdown, trace: Path, live: str) -> None:
         super().__init__(md)
         self.trace, self.live = trace, live
-        self.data: dict | None = None
 
     def run(self, lines: list[str]) -> list[str]:
-        self.data = None
-        trace = _load(self.trace, self.trace.stat().st_mtime if self.trace.is_file() else 0.0)
+        trace = _load(self.trace)
         page = page_of(self.md)
         if not trace or page is None:
             return lines
         markdown, refs = mark_fences("\n".join(lines), traced_sections(trace))
         if refs:
-            self.data = page_data(trace, refs, relative(self.live, page) if self.live else None)
+            data = page_data(trace, refs, relative(self.live, page) if self.live else None)
+            markdown += f"\n\n{data_script(data)}\n"
         return markdown.split("\n")
-
-
-class _Data(Preprocessor):
-    """The page's part of the trace at the end of the page, as a raw HTML block (Python-Markdown's html_block
-    preprocessor, next, keeps it whole; pymdownx.snippets, before, never sees it)."""
-
-    def __init__(self, md: Markdown, marks: _Marks) -> None:
-        super().__init__(md)
-        self.marks = marks
-
-    def run(self, lines: list[str]) -> list[str]:
-        if not self.marks.data:
-            return lines
-        return [*lines, "", data_script(self.marks.data), ""]
 
 
 class StepperExtension(Extension):
     def __init__(self, **kwargs) -> None:
         self.config = {
-            "trace": [str(Path(__file__).resolve().parent.parent / "docs" / TRACE), "the trace"],
+            "trace": [str(ROOT / "docs" / TRACE), "the trace"],
             "live": [LIVE_PAGE, "the live page in the built site ('': none)"],
         }
         super().__init__(**kwargs)
@@ -153,8 +122,6 @@ class StepperExtension(Extension):
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
         marks = _Marks(md, Path(self.getConfig("trace")), self.getConfig("live"))
         md.preprocessors.register(marks, "stepper", 36)  # after the excerpt titles (38), before pymdownx.snippets (32)
-        md.preprocessors.register(_Data(md, marks), "stepper_data", 22)  # before the raw HTML is stashed (20)
 
 
-def makeExtension(**kwargs) -> StepperExtension:  # noqa: N802
-    return StepperExtension(**kwargs)
+makeExtension = StepperExtension  # noqa: N816 (Python-Markdown's name)

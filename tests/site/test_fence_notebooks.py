@@ -7,6 +7,7 @@ shows how prose, excerpts, blocks and fences become cells.
 
 import json
 import re
+from pathlib import Path
 
 import fence_notebooks
 import fence_record
@@ -27,6 +28,13 @@ DRAWING = sorted(
 
 
 @pytest.mark.parametrize("page", PAGES)
+def extensions(base: Path) -> dict:
+    """The build's `mdx_configs` a notebook reads: pymdownx.snippets' (files under `base`) and the solution block's."""
+    snippets = {"base_path": [str(base)], "check_paths": True, "dedent_subsections": True}
+    solution = {"name": "solution", "class": "note", "title": "풀이"}
+    return {"pymdownx.snippets": snippets, "pymdownx.blocks.details": {"types": [solution]}}
+
+
 def test_the_page_s_notebook_runs_top_to_bottom(built_site: BuiltSite, executed_notebooks, page: str):
     """`executed_notebooks` (tests/conftest.py) ran the notebook with tests/notebook_runner.py, in the background."""
     nbformat.validate(nbformat.read(built_site.root / fence_record.notebook_path(page), as_version=4))
@@ -67,7 +75,7 @@ def test_the_first_cell_installs_the_checkout_else_the_repository_and_never_show
     commands = []
     monkeypatch.setattr(subprocess, "run", lambda command, check: commands.append(command[4:]))
     for repo_url in (None, "https://github.com/owner/site"):
-        source = fence_notebooks.install_cell((), ROOT, repo_url)
+        source = fence_notebooks.install_cell((), repo_url)
         assert "‹" not in source and "<저장소" not in source and "pip install -e" not in source
         code = compile(source.replace("importlib.util.find_spec(module) is None", "True"), "cell", "exec")
         monkeypatch.chdir(ROOT / "docs")  # inside the checkout: installs it
@@ -128,12 +136,10 @@ def test_a_built_notebook_runs_on_its_first_try_in_a_fresh_environment(tmp_path)
         fence_notebooks.notebook(
             (ROOT / "docs" / page).read_text(encoding="utf-8"),
             page=page,
-            root=ROOT,
-            snippets={"base_path": [str(ROOT)], "check_paths": True, "dedent_subsections": True},
             site_url=None,
             repo_url=None,
             runs=fence_runs.load(ROOT / "docs" / fence_runs.RECORD_NAME),
-            block_titles={"solution": "풀이"},
+            extensions=extensions(ROOT),
         ),
         encoding="utf-8",
     )
@@ -211,12 +217,10 @@ def test_a_page_becomes_cells_of_prose_and_fences(tmp_path):
         fence_notebooks.notebook(
             page,
             page="attention/page.md",
-            root=ROOT,
-            snippets={"base_path": [str(tmp_path)], "check_paths": True, "dedent_subsections": True},
             site_url="https://owner.github.io/site/",
             repo_url="https://github.com/owner/site",
             runs={first.key: {"no-device": passed}},
-            block_titles={"solution": "풀이"},
+            extensions=extensions(tmp_path),
         ),
         as_version=4,
     )

@@ -3,7 +3,6 @@
 import json
 
 import fence_notebooks
-from site_support import ROOT
 
 PAGE = """# 연습
 
@@ -26,12 +25,10 @@ def test_the_answer_follows_an_empty_try_first_cell():
         fence_notebooks.notebook(
             PAGE,
             page="x.md",
-            root=ROOT,
-            snippets={},
             site_url=None,
             repo_url=None,
             runs={},
-            block_titles={"solution": "풀이"},
+            extensions={"pymdownx.blocks.details": {"types": [{"name": "solution", "class": "note", "title": "풀이"}]}},
         )
     )
     kinds = [(cell["cell_type"], "".join(cell["source"])) for cell in book["cells"]][1:]  # after the install cell
