@@ -16,6 +16,7 @@ from pathlib import Path
 import fence_record
 import pytest
 import torch
+from _pytest.nodeid import coerce_node_id
 from hypothesis import settings
 from site_support import (
     PHONE_SCRIPTS,
@@ -100,7 +101,7 @@ command), so that it runs once, while the other worker runs the other tests."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         group = next((group for group, fixtures in GROUPS.items() if fixtures & names), None)
@@ -108,6 +109,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.site)
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
+        if group and config.getoption("loadgroup", False):
+            # what pytest-xdist 3.8 does for the mark (`item._nodeid += "@group"`, remote.py), which pytest 9.2's
+            # nodes no longer read: without it `--dist loadgroup` spreads a group over both workers
+            item._id = coerce_node_id(f"{item.nodeid}@{group}")
 
 
 @pytest.fixture(scope="session")
