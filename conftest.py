@@ -1,10 +1,9 @@
 """The pages' spec fences in pytest (pytest-markdown-docs collects every plain ```python fence in docs/*.md).
 
 Each fence that calls `pick_device()` is cloned once per device of `--devices` (`[cpu]`, `[cuda]`; `[cuda]` skips
-with a reason without CUDA), steered through `SEQ2SEQ_ATTENTION_DEVICE`; any other runs once (`[no-device]`). A fence
-runs once (`FenceItem`), in an empty working directory, with pytest's assertion rewriting. The end of the run counts
-the fences per page and device; `--record-fences` writes each fence's run into `docs/fence-runs.json`
-(`hooks/fence_runs.py`), a device that did not run keeping its previous entry.
+with a reason without CUDA), steered through `SEQ2SEQ_ATTENTION_DEVICE`; any other runs once (`[no-device]`), as a
+`FenceItem`. The end of the run counts the fences per page and device; `--record-fences` writes each fence's run into
+`docs/fence-runs.json` (`hooks/fence_runs.py`), a device that did not run keeping its previous entry.
 """
 
 import ast
@@ -15,30 +14,28 @@ import io
 import platform
 import tempfile
 import types
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import fence_runs  # hooks/fence_runs.py (on the path through pyproject.toml's `pythonpath`)
 import pytest
 import torch
 from _pytest.assertion.rewrite import rewrite_asserts
+from fence_runs import DEVICES, NO_DEVICE
 from pytest_markdown_docs.plugin import MarkdownDocstringCodeModule, MarkdownInlinePythonItem
 
 from seq2seq_attention.core.device import DEVICE_ENV
-
-DEVICES = fence_runs.DEVICES
-NO_DEVICE = fence_runs.NO_DEVICE
-"""The tag of a fence that never picks a device: it runs once."""
 
 
 class FenceItem(MarkdownInlinePythonItem):
     """A spec fence run here: once, in an empty working directory, with pytest's assertion rewriting, what its own
     code printed kept in `printed`. The plugin's public interface cannot change how a fence is compiled and run, so
-    this subclass of its item does; tests/site/test_markdown_docs_interface.py fails, naming the installed versions,
-    when an upgrade changes a name or signature used here.
-    """
+    this subclass of its item does; tests/site/test_markdown_docs_interface.py fails when an upgrade changes a name
+    or signature used here."""
 
     printed = ""
+    device = NO_DEVICE  # the device tag of this copy; any other than NO_DEVICE is set in `DEVICE_ENV` while it runs
+    fence: "fence_runs.Fence | None" = None  # this fence as the record reads it (None: hooks/fence_runs.py misses it)
 
     def runtest(self) -> None:
         definition = self.test_definition
@@ -60,7 +57,9 @@ class FenceItem(MarkdownInlinePythonItem):
         own_start = 0
         try:
             with tempfile.TemporaryDirectory(prefix="fence-") as empty, contextlib.chdir(empty):
-                with contextlib.redirect_stdout(printed):
+                with contextlib.redirect_stdout(printed), pytest.MonkeyPatch.context() as patch:
+                    if self.device != NO_DEVICE:
+                        patch.setenv(DEVICE_ENV, self.device)
                     exec(compile(ast.Module(continued, type_ignores=[]), path, "exec", dont_inherit=True), namespace)
                     own_start = printed.tell()
                     exec(compile(ast.Module(own, type_ignores=[]), path, "exec", dont_inherit=True), namespace)
@@ -101,16 +100,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     return [collector for collector in collectors if not isinstance(collector, MarkdownDocstringCodeModule)]
 
 
-def _devices(config: pytest.Config) -> list[str]:
-    chosen = [d.strip() for d in config.getoption("--devices").split(",") if d.strip()]
-    unknown = sorted(set(chosen) - set(DEVICES))
-    if unknown or not chosen:
-        raise pytest.UsageError(f"--devices takes a comma-separated subset of {', '.join(DEVICES)}, got {chosen}")
-    return chosen
-
-
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    devices = _devices(config)
+    devices = [d.strip() for d in config.getoption("--devices").split(",") if d.strip()]
+    if not devices or set(devices) - set(DEVICES):
+        raise pytest.UsageError(f"--devices takes a comma-separated subset of {', '.join(DEVICES)}, got {devices}")
     cuda_ok = torch.cuda.is_available()
     result: list[pytest.Item] = []
     for item in items:
@@ -118,15 +111,15 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             result.append(item)
             continue
         fence = item.test_definition
-        slow = _recorded_seconds(item) > SLOW_FENCE_S
         tags = devices if fence_runs.picks_device(fence.source) else [NO_DEVICE]
         for tag in tags:
             clone = FenceItem.from_parent(item.parent, name=f"{item.name}[{tag}]", test_definition=fence)
+            clone.device, clone.fence = tag, _fences_by_line(Path(item.path)).get(item.start_line)
             if tag != NO_DEVICE:
                 clone.add_marker(pytest.mark.device(tag))
             if tag == "cuda" and not cuda_ok:
                 clone.add_marker(pytest.mark.skip(reason="CUDA is not available on this machine"))
-            if slow:
+            if _recorded_seconds(clone) > SLOW_FENCE_S:
                 clone.add_marker(pytest.mark.slow)
             result.append(clone)
     items[:] = result
@@ -136,10 +129,9 @@ SLOW_FENCE_S = 5.0
 """A fence whose last recorded CPU run took longer (seconds) is `slow`: the quick tier leaves it out, a full run not."""
 
 
-def _recorded_seconds(item: MarkdownInlinePythonItem) -> float:
+def _recorded_seconds(item: FenceItem) -> float:
     """How long the fence's last recorded CPU run took (0 when the record has none for this code)."""
-    fence = _fence_of(item)
-    run = _record(Path(item.config.rootpath)).get(fence.key, {}).get(fence.cpu_tag) if fence else None
+    run = _record(item.config.rootpath).get(item.fence.key, {}).get(item.fence.cpu_tag) if item.fence else None
     return float(run["seconds"]) if run else 0.0
 
 
@@ -148,28 +140,15 @@ def _record(root: Path) -> dict[str, dict[str, dict]]:
     return fence_runs.load(root / "docs" / fence_runs.RECORD_NAME)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item):
-    marker = item.get_closest_marker("device")
-    with pytest.MonkeyPatch.context() as patch:
-        if marker is not None:
-            patch.setenv(DEVICE_ENV, marker.args[0])
-        return (yield)
-
-
 _runs: dict[str, dict[str, dict]] = {}
 """This session's fence runs for the record, by fence key and device tag (only with `--record-fences`)."""
 _unkeyed: list[str] = []
 _recorded: list[str] = []
 
 
-def _fence_of(item: MarkdownInlinePythonItem) -> "fence_runs.Fence | None":
-    """The fence an item runs, found by its line among the page's spec fences (as the record reads them)."""
-    return _fences_by_line(Path(item.path)).get(item.start_line)
-
-
 @functools.cache
 def _fences_by_line(page: Path) -> dict[int, "fence_runs.Fence"]:
+    """A page's spec fences as the record reads them, by the line each starts on."""
     return {fence.line: fence for fence in fence_runs.spec_fences(page.read_text(encoding="utf-8"))}
 
 
@@ -188,10 +167,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     if report.when != "call" or not isinstance(item, FenceItem) or not item.config.getoption("--record-fences"):
         return report
-    marker = item.get_closest_marker("device")
-    tag = marker.args[0] if marker else NO_DEVICE
-    fence = _fence_of(item)
-    if fence is None:
+    if item.fence is None:
         _unkeyed.append(item.nodeid)
         return report
     run = {
@@ -199,12 +175,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         "output": fence_runs.cap_output(item.printed),
         "seconds": round(report.duration, 3),
         "torch": torch.__version__,
-        "device": _device_name(tag),
+        "device": _device_name(item.device),
         "date": datetime.datetime.now(datetime.UTC).date().isoformat(),
     }
     if call.excinfo is not None:
         run["error"] = fence_runs.cap_output(call.excinfo.exconly().splitlines()[0])
-    _runs.setdefault(fence.key, {})[tag] = run
+    _runs.setdefault(item.fence.key, {})[item.device] = run
     return report
 
 
@@ -220,10 +196,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     docs = session.config.rootpath / "docs"
     path = docs / fence_runs.RECORD_NAME
     fence_runs.write(path, fence_runs.updated(docs, fence_runs.load(path), _runs))
-    count = sum(len(runs) for runs in _runs.values())
-    _recorded.append(f"recorded {count} fence runs into {path.relative_to(session.config.rootpath)}")
-    stale = fence_runs.stale(docs, fence_runs.load(path))
-    if stale:  # a fence failed, or did not run and had no earlier run of its code
+    _recorded.append(f"recorded {sum(map(len, _runs.values()))} fence runs into {path.relative_to(docs.parent)}")
+    if stale := fence_runs.stale(docs, fence_runs.load(path)):  # a fence failed, or did not run and had no earlier run
         _recorded.extend(["the record is still stale on CPU for:", *stale])
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -237,28 +211,19 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-    counts: Counter[tuple[str, str, str]] = Counter()
-    for outcome in ("passed", "failed", "skipped"):
-        for report in terminalreporter.stats.get(outcome, []):
-            if report.when != "call" and not (outcome == "skipped" and report.when == "setup"):
-                continue
-            path, _, name = report.nodeid.partition("::")
-            if not path.endswith(".md"):
-                continue
-            device = name.rsplit("[", 1)[-1].rstrip("]")
-            counts[(path, device, outcome)] += 1
     for line in _recorded:
         terminalreporter.write_line(line)
+    counts: defaultdict[str, Counter[str]] = defaultdict(Counter)  # by page: "passed [cpu]" and the like
+    for outcome in ("passed", "failed", "skipped"):
+        for report in terminalreporter.stats.get(outcome, []):
+            path, _, name = report.nodeid.partition("::")
+            if path.endswith(".md") and (report.when == "call" or outcome == "skipped" and report.when == "setup"):
+                counts[path][f"{outcome} [{name.rsplit('[', 1)[-1].rstrip(']')}]"] += 1
     if not counts:
         return
     terminalreporter.section("spec fences per page")
-    for path in sorted({key[0] for key in counts}):
-        parts = [
-            f"{counts[(path, device, outcome)]} {outcome} [{device}]"
-            for device in (*DEVICES, NO_DEVICE)
-            for outcome in ("passed", "failed", "skipped")
-            if counts[(path, device, outcome)]
-        ]
-        terminalreporter.write_line(f"{path}: {', '.join(parts)}")
-    for path in sorted(_collected_pages - {key[0] for key in counts}):
+    order = [f"{outcome} [{device}]" for device in (*DEVICES, NO_DEVICE) for outcome in ("passed", "failed", "skipped")]
+    for path, count in sorted(counts.items()):
+        terminalreporter.write_line(f"{path}: {', '.join(f'{count[key]} {key}' for key in order if count[key])}")
+    for path in sorted(_collected_pages - set(counts)):
         terminalreporter.write_line(f"{path}: no spec fences")

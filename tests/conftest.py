@@ -9,39 +9,41 @@ import os
 import shutil
 import subprocess
 import sys
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import fence_record
 import pytest
 import torch
+from _pytest.nodeid import coerce_node_id
 from hypothesis import settings
 from site_support import (
-    BUILD_TIMEOUT_S,
     PHONE_SCRIPTS,
     PHONE_WIDTH,
     ROOT,
     SITE_FIXTURES,
     BuiltSite,
+    audit,
     chromium,
     open_page,
+    reset_browser,
     serve_site,
     site_url_path,
     wait_until_settled,
 )
-from support import notebook_name
 
 import seq2seq_attention
 from seq2seq_attention.core.device import DEVICE_ENV
 
-# Hypothesis: derandomised in CI (`CI` set, as .ci/run and GitHub Actions set it), so a CI run draws what the
-# last one drew; random elsewhere, to keep finding new cases (each one found stays as an `@example`). No
-# deadline in either: a test asserts behaviour, not how fast an example ran on a busy machine.
+# Hypothesis: derandomised in CI (`CI` set, as .ci/run and GitHub Actions set it), random elsewhere to keep finding
+# new cases (each one found stays as an `@example`); no deadline: a test asserts behaviour, not speed.
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
 settings.register_profile("dev", print_blob=True, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI", "").lower() not in ("", "0", "false") else "dev")
 
 pytest_plugins = ["pytester"]  # tests/site/test_fence_machinery.py runs pytest on a page of its own
+BUILD_TIMEOUT_S = 300
 
 
 @pytest.fixture
@@ -50,10 +52,8 @@ def one_thread() -> Iterator[None]:
     machine (two cores shared with other jobs) two threads made training steps 50x slower."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
+    yield  # pytest runs the rest when the test ends, whatever its outcome
+    torch.set_num_threads(threads)
 
 
 def _run(factory: pytest.TempPathFactory, name: str, argv: list[str], timeout: float, cwd: Path | None = None,
@@ -76,13 +76,17 @@ def _run(factory: pytest.TempPathFactory, name: str, argv: list[str], timeout: f
     return folder, done.stdout
 
 
-def _build(factory: pytest.TempPathFactory, **env: str) -> BuiltSite:
-    """`mkdocs build --strict` into a folder's `site`, with the site's Markdown extensions (hooks/) on the path."""
-    argv = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "{folder}/site"]
-    extensions = str(ROOT / "hooks")
-    folder, log = _run(
-        factory, "site", argv, BUILD_TIMEOUT_S, ROOT, NO_MKDOCS_2_WARNING="1", PYTHONPATH=extensions, **env
-    )
+def _build(factory: pytest.TempPathFactory, engine: str = "mkdocs", **env: str) -> BuiltSite:
+    """`mkdocs build --strict` (or `zensical build --clean --strict`, README "Site engines") into a folder's `site`,
+    with the site's Markdown extensions (hooks/) on the path. Zensical writes only inside the repository (`SITE_DIR`,
+    a folder of build/): its site is moved from there."""
+    out = ROOT / "build" / f"zensical-{os.getpid()}"
+    options = ["--site-dir", "{folder}/site"] if engine == "mkdocs" else ["--clean"]
+    argv = [sys.executable, "-m", engine, "build", "--strict", *options]
+    folder, log = _run(factory, engine, argv, BUILD_TIMEOUT_S, ROOT, NO_MKDOCS_2_WARNING="1", SITE_DIR=str(out),
+                       PYTHONPATH=str(ROOT / "hooks"), **env)  # fmt: skip
+    if engine == "zensical":
+        shutil.move(out, folder / "site")
     return BuiltSite(root=folder / "site", base_path=site_url_path(), log=log)
 
 
@@ -97,14 +101,18 @@ command), so that it runs once, while the other worker runs the other tests."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
-        if SITE_FIXTURES & names:
-            item.add_marker(pytest.mark.site)
         group = next((group for group, fixtures in GROUPS.items() if fixtures & names), None)
+        if group == "site":
+            item.add_marker(pytest.mark.site)
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
+        if group and config.getoption("loadgroup", False):
+            # what pytest-xdist 3.8 does for the mark (`item._nodeid += "@group"`, remote.py), which pytest 9.2's
+            # nodes no longer read: without it `--dist loadgroup` spreads a group over both workers
+            item._id = coerce_node_id(f"{item.nodeid}@{group}")
 
 
 @pytest.fixture(scope="session")
@@ -121,14 +129,8 @@ def site_with_repository_links(tmp_path_factory: pytest.TempPathFactory) -> Buil
 
 @pytest.fixture(scope="session")
 def zensical_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
-    """The site built once by `zensical build --clean --strict` (README "Site engines") with `REPO_URL` set to
-    `REPOSITORY`; Zensical writes only inside the repository (`SITE_DIR`, a folder of build/), moved from there."""
-    out = ROOT / "build" / f"zensical-{os.getpid()}"
-    argv = [sys.executable, "-m", "zensical", "build", "--clean", "--strict"]
-    folder, log = _run(tmp_path_factory, "zensical", argv, BUILD_TIMEOUT_S, ROOT, PYTHONPATH=str(ROOT / "hooks"),
-                       SITE_DIR=str(out), REPO_URL=REPOSITORY)  # fmt: skip
-    shutil.move(out, folder / "site")
-    return BuiltSite(root=folder / "site", base_path=site_url_path(), log=log)
+    """The site built once by Zensical (`_build`) with `REPO_URL` set to `REPOSITORY`."""
+    return _build(tmp_path_factory, "zensical", REPO_URL=REPOSITORY)
 
 
 @pytest.fixture(scope="session", params=["mkdocs", "zensical"])
@@ -188,8 +190,7 @@ def shape_trace_frames(tmp_path_factory: pytest.TempPathFactory) -> Callable[[st
 def eight_word_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, Path]:
     """`seq2seq-attention export-onnx` run once per session in a fresh Python (src/ first on its path) on
     `live_support.checkpoint_with_max_words(..., 8)`: what the command did (its output captured) and its `--out`
-    folder. tests/workbench/test_export.py checks what it printed and wrote, tests/site/test_live_browser.py serves the
-    export."""
+    folder, which tests/workbench/test_export.py checks."""
     from live_support import checkpoint_with_max_words
 
     folder = tmp_path_factory.mktemp("eight-word-export")
@@ -207,11 +208,10 @@ def eight_word_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[subproc
 def phone_pages(session_browser, site_server: str, built_site: BuiltSite) -> dict[str, dict[str, object]]:
     """Every page of the site (the 404 page too), served, opened once at `PHONE_WIDTH` x 1000 and left to settle
     (`wait_until_settled`); per page (its `url_of`, "/" for the home page), what each script of
-    `site_support.PHONE_SCRIPTS` returned there. One pass serves the phone checks of every module; the browser gets
-    its window size back and an empty network log."""
-    driver = session_browser
-    size = driver.get_window_size()
-    driver.set_window_size(PHONE_WIDTH, 1000)
+    `site_support.PHONE_SCRIPTS` returned there. One pass serves the phone checks of every module; the browser is
+    reset to its window size after (`reset_browser`)."""
+    size = session_browser.get_window_size()
+    driver = reset_browser(session_browser, PHONE_WIDTH, 1000)
     try:
         states = {}
         for page in built_site.pages():
@@ -220,37 +220,38 @@ def phone_pages(session_browser, site_server: str, built_site: BuiltSite) -> dic
             wait_until_settled(driver, timeout=30)
             states[url or "/"] = {name: driver.execute_script(script) for name, script in PHONE_SCRIPTS.items()}
     finally:
-        driver.set_window_size(size["width"], size["height"])
-        driver.get("about:blank")
-        driver.get_log("performance")
+        reset_browser(driver, size["width"], size["height"])
     return states
 
 
 @pytest.fixture(scope="session")
 def executed_notebooks(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, built_site: BuiltSite
-) -> Path:
-    """A folder with, per collected page of tests/site/test_fence_notebooks.py, its notebook run by
-    tests/notebook_runner.py (`support.notebook_run` reads it)."""
+) -> dict[str, tuple[dict, str]]:
+    """Per collected page of tests/site/test_fence_notebooks.py: its notebook as the build wrote it, run top to bottom
+    by nbclient in a fresh kernel, on the CPU, in an empty working directory; and the traceback of the cell that
+    failed ("" when none did)."""
+    import nbformat
+    from nbclient import NotebookClient
+
     items = [item for item in request.session.items if "executed_notebooks" in getattr(item, "fixturenames", ())]
-    pages = sorted({item.callspec.params["page"] for item in items})
-    jobs = [f"{notebook_name(page)}={built_site.root / fence_record.notebook_path(page)}" for page in pages]
-    argv = [sys.executable, str(ROOT / "tests" / "notebook_runner.py"), "{folder}", *jobs]
-    folder, _ = _run(tmp_path_factory, "notebooks", argv, 3600, **{DEVICE_ENV: "cpu", "MPLBACKEND": "agg"})
-    return folder
+    runs = {}
+    with pytest.MonkeyPatch.context() as patch:  # the kernels' environment
+        patch.setenv(DEVICE_ENV, "cpu")
+        patch.setenv("MPLBACKEND", "agg")
+        for page in sorted({item.callspec.params["page"] for item in items}):
+            book = nbformat.read(built_site.root / fence_record.notebook_path(page), as_version=4)
+            resources = {"metadata": {"path": str(tmp_path_factory.mktemp("notebook"))}}
+            try:
+                NotebookClient(book, timeout=600, kernel_name="python3", resources=resources).execute()
+                runs[page] = book, ""
+            except Exception:
+                runs[page] = book, traceback.format_exc()
+    return runs
 
 
 @pytest.fixture(scope="session")
-def accessibility_audits(
-    tmp_path_factory: pytest.TempPathFactory, engine_site: BuiltSite
-) -> dict[str, dict[str, dict]]:
-    """Per theme, per page of each engine's build: axe-core's violations and the scheme the page showed, from
-    tests/accessibility_runner.py; skips where it had no Chromium, fails where a page did not settle."""
-    argv = [sys.executable, str(ROOT / "tests" / "accessibility_runner.py"), "{folder}/audits.json"]
-    folder, _ = _run(tmp_path_factory, "audits", [*argv, str(engine_site.root), site_url_path()], 1800)
-    found = json.loads((folder / "audits.json").read_text(encoding="utf-8"))
-    if "skipped" in found:
-        pytest.skip(found["skipped"])
-    if "failed" in found:
-        pytest.fail(f"the accessibility audit failed: {found['failed']}", pytrace=False)
-    return found
+def accessibility_audits(engine_site: BuiltSite) -> dict[str, dict[str, dict]]:
+    """Per theme, per page of each engine's build: `site_support.audit`'s axe-core violations and the scheme the page
+    showed; skips where there is no Chromium, fails where a page did not settle."""
+    return audit(engine_site)

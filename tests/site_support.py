@@ -1,10 +1,8 @@
 """What the site tests share: where the repository is, a built site (see `conftest.py`), and a browser."""
 
 import functools
-import os
 import re
 import shutil
-import tempfile
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -12,22 +10,22 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 import yaml
-from support import ROOT
+from mkdocs.utils.yaml import get_yaml_loader
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
-BUILD_TIMEOUT_S = 300
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
 class BuiltSite:
-    """A site built by `mkdocs build --strict`.
-
-    Attributes:
-        root: the site folder.
-        base_path: the path part of `site_url` (e.g. ``/seq2seq-attention/``), which absolute
-            links in the 404 page start with.
-        log: what mkdocs printed.
-    """
+    """A built site: its folder (`root`), the path part of its `site_url` (`base_path`, e.g. ``/seq2seq-attention/``,
+    which absolute links in the 404 page start with) and what the build printed (`log`)."""
 
     root: Path
     base_path: str
@@ -39,8 +37,7 @@ class BuiltSite:
 
     def url_of(self, page: Path) -> str:
         """The page's URL path relative to the site root: ``""``, ``"api/"``, ``"404.html"``."""
-        rel = page.relative_to(self.root).as_posix()
-        return rel.removesuffix("index.html")
+        return page.relative_to(self.root).as_posix().removesuffix("index.html")
 
 
 SITE_FIXTURES = frozenset(
@@ -52,11 +49,14 @@ notebooks or reads the accessibility audit: tests/conftest.py marks it `site`, a
 (`python -m pytest -m "not site"`) leaves it out."""
 
 
+def mkdocs_yml() -> dict:
+    """mkdocs.yml as MkDocs reads it (its `!ENV` tags read from the environment)."""
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=get_yaml_loader())
+
+
 def site_url_path() -> str:
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    match = re.search(r"^site_url:\s*(?:!ENV\s*\[\s*\w+\s*,\s*)?[\"']?([^\s\"'\]]+)", config, flags=re.M)
-    path = urlsplit(os.environ.get("SITE_URL") or (match.group(1) if match else "/")).path
-    return path if path.endswith("/") else path + "/"
+    """The path part of mkdocs.yml's `site_url` (`SITE_URL` when set), ending in "/"."""
+    return urlsplit(mkdocs_yml().get("site_url") or "/").path.rstrip("/") + "/"
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):
@@ -84,73 +84,43 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 def serve_site(site: BuiltSite):
     """`site` served on 127.0.0.1 (an ephemeral port) from a daemon thread, under its `site_url` path as GitHub Pages
     serves it; yields its URL, e.g. ``http://127.0.0.1:41234/seq2seq-attention/``, and shuts the server down on exit."""
-    handler = functools.partial(
-        type("Handler", (_SiteHandler,), {"base_path": site.base_path}), directory=str(site.root)
-    )
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
+    handler = type("Handler", (_SiteHandler,), {"base_path": site.base_path})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site.root)))
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}{site.base_path}"
     finally:
-        server.shutdown()
+        server.shutdown()  # returns once `serve_forever` has, and with it the thread
         server.server_close()
-        thread.join(timeout=5)
-
-
-class _AnyTagLoader(yaml.SafeLoader):
-    """mkdocs.yml with its `!ENV` and `!!python/name:` tags read as plain values (the nav has none)."""
-
-
-def _any_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> object:
-    if isinstance(node, yaml.ScalarNode):
-        return loader.construct_scalar(node)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node)
-    return loader.construct_mapping(node)
-
-
-_AnyTagLoader.add_multi_constructor("", _any_tag)
 
 
 def nav() -> list:
     """The `nav` of mkdocs.yml, as written (a list of `{title: page or list}` and bare page entries)."""
-    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_AnyTagLoader)["nav"]
+    return mkdocs_yml()["nav"]
 
 
 def nav_pages(entries: list) -> list[tuple[str | None, str]]:
     """Every page under `entries`, depth first, as (its title in the nav or None, its path under docs/)."""
     pages: list[tuple[str | None, str]] = []
     for entry in entries:
-        if isinstance(entry, str):
-            pages.append((None, entry))
-            continue
-        ((title, value),) = entry.items()
+        ((title, value),) = entry.items() if isinstance(entry, dict) else [(None, entry)]
         pages += nav_pages(value) if isinstance(value, list) else [(title, value)]
     return pages
 
 
 def chapters() -> list[tuple[str, list[str]]]:
     """The numbered chapters of the nav ("1. seq2seq와 데이터", ...): (title, their pages in order)."""
-    found = []
-    for entry in nav():
-        if isinstance(entry, dict):
-            ((title, value),) = entry.items()
-            if re.match(r"\d+\. ", title):  # a section, or a chapter of one page
-                found.append((title, [page for _, page in nav_pages(value)] if isinstance(value, list) else [value]))
-    return found
+    titled = [next(iter(entry.items())) for entry in nav() if isinstance(entry, dict)]  # a section, or one page
+    return [(title, [page for _, page in nav_pages([value])]) for title, value in titled if re.match(r"\d+\. ", title)]
 
 
-CHROMIUM_FLAGS = (
+CHROMIUM_FLAGS = (  # besides chromedriver's own (--no-first-run, --disable-background-networking, --disable-sync, ...)
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
     "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
     "--disable-component-update",
-    "--disable-sync",
     "--disable-extensions",
     "--disable-dev-shm-usage",  # containers (the CI job runs in one) give /dev/shm only 64 MB
     "--window-size=1280,1000",
@@ -161,44 +131,31 @@ PAGE_LOAD_S = 60
 holds. A busy machine (the other core kept busy, a CI runner) can take seconds for the largest page."""
 
 
-def chromium_paths() -> tuple[str, str]:
-    """Debian's `chromium` and its `chromedriver`; the calling test skips, with the reason, where either is missing."""
-    import pytest
-
-    binary = next((shutil.which(name) for name in ("chromium", "chromium-browser") if shutil.which(name)), None)
-    if binary is None:
-        pytest.skip("Chromium is not installed (Debian: apt-get install chromium chromium-driver; .ci/run does it)")
-    driver = shutil.which("chromedriver")
-    if driver is None:
-        pytest.skip("chromedriver is not installed (Debian: apt-get install chromium-driver; .ci/run does it)")
-    return binary, driver
-
-
 @contextmanager
 def chromium(*, performance_log: bool = False):
-    """Headless Chromium driven by chromedriver (selenium), in a fresh profile; quits on exit."""
-    import pytest
-    from selenium import webdriver
-    from selenium.common.exceptions import WebDriverException
-    from selenium.webdriver.chrome.service import Service
-
-    binary, driver_path = chromium_paths()
-    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
-        options = webdriver.ChromeOptions()
-        options.binary_location = binary
-        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
-            options.add_argument(flag)
-        if performance_log:
-            options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-        try:
-            driver = webdriver.Chrome(options=options, service=Service(driver_path))
-        except WebDriverException as error:
-            pytest.fail(f"{binary} with {driver_path} did not start: {error.msg}", pytrace=False)
-        driver.set_page_load_timeout(PAGE_LOAD_S)
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    """Headless Chromium (Debian's `chromium`) driven by its `chromedriver` (selenium), in a fresh profile (the one
+    chromedriver makes); quits on exit. The calling test skips, with the reason, where either is missing."""
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        pytest.skip("Chromium is not installed (Debian: apt-get install chromium chromium-driver; .ci/run does it)")
+    driver_path = shutil.which("chromedriver")
+    if driver_path is None:
+        pytest.skip("chromedriver is not installed (Debian: apt-get install chromium-driver; .ci/run does it)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    if performance_log:
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    try:
+        driver = webdriver.Chrome(options=options, service=Service(driver_path))
+    except WebDriverException as error:
+        pytest.fail(f"{binary} with {driver_path} did not start: {error.msg}", pytrace=False)
+    driver.set_page_load_timeout(PAGE_LOAD_S)
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 def reset_browser(driver, width: int = 1280, height: int = 1000):
@@ -239,34 +196,106 @@ OPENED_JS = "return [location.href.split('#')[0], document.readyState];"
 
 
 def open_page(driver, url: str) -> None:
-    """Opens `url` and returns once *that* document has loaded.
-
-    `driver.get` alone is not enough on a busy machine: chromedriver can return while the previous document is
-    still the current one, or while the new one is still parsing (an `article h1` looked for then is not there
-    yet). So this waits until the window's own URL is `url` and its `readyState` is "complete".
-    """
-    from selenium.common.exceptions import TimeoutException
-    from selenium.webdriver.support.ui import WebDriverWait
-
+    """Opens `url` and returns once *that* document has loaded: the window's own URL is `url` and its `readyState`
+    "complete". On a busy machine `driver.get` can return while the previous document is still the current one, or
+    while the new one is still parsing (an `article h1` looked for then is not there yet)."""
     target = url.split("#")[0]
     driver.get(url)
-    try:
-        WebDriverWait(driver, PAGE_LOAD_S, poll_frequency=0.05).until(
-            lambda d: d.execute_script(OPENED_JS) == [target, "complete"]
-        )
-    except TimeoutException:
+    if not wait_for(driver, lambda d: d.execute_script(OPENED_JS) == [target, "complete"]):
         href, state = driver.execute_script(OPENED_JS)
-        raise AssertionError(f"{url} did not open within {PAGE_LOAD_S} s (the window shows {href}, {state})") from None
+        raise AssertionError(f"{url} did not open within {PAGE_LOAD_S} s (the window shows {href}, {state})")
 
 
-def wait_until_settled(driver, timeout: float = PAGE_LOAD_S) -> bool:
-    """Waits until `SETTLED_JS` holds (no longer than `timeout`); whether it did. A page that never settles is for the
-    calling test to report: what it reads then shows what is missing."""
-    from selenium.common.exceptions import TimeoutException
-    from selenium.webdriver.support.ui import WebDriverWait
-
+def wait_for(driver, condition, timeout: float = PAGE_LOAD_S) -> bool:
+    """Waits until `condition(driver)` is true (no longer than `timeout`, polled every 50 ms); whether it was."""
     try:
-        WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: d.execute_script(SETTLED_JS))
+        WebDriverWait(driver, timeout, poll_frequency=0.05).until(condition)
     except TimeoutException:
         return False
     return True
+
+
+def wait_until_settled(driver, timeout: float = PAGE_LOAD_S, settled: str = SETTLED_JS) -> bool:
+    """Waits until the script `settled` returns true (no longer than `timeout`); whether it did. A page that never
+    settles is for the calling test to report: what it reads then shows what is missing."""
+    return wait_for(driver, lambda d: d.execute_script(settled), timeout)
+
+
+# axe-core, vendored: `audit` runs it on each page (`accessibility_audits`); tests/site/test_accessibility.py checks
+
+TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
+"""WCAG 2.0, 2.1 and 2.2, levels A and AA, as axe-core tags its rules."""
+EXTRA_RULES = ("aria-dialog-name",)
+"""Rules run besides those of `TAGS`: Material's search is a `role="dialog"`, and a dialog needs a name."""
+FAILING = ("critical", "serious")
+THEMES = {"light": "default", "dark": "slate"}
+"""The site's two palettes (mkdocs.yml), by the `data-md-color-scheme` Material gives the page's body."""
+AXE_S = 180
+"""How long one axe run may take (the largest page, on a busy machine, took under 15 s)."""
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
+"""The WCAG A/AA rules whose outcome a palette can change (text and link colours against their background)."""
+
+AUDIT_SETTLED_JS = r"""
+const live = document.getElementById("live-translator");
+return document.fonts.status === "loaded" && (!live || live.dataset.ready === "error" || (live.dataset.ready === "true"
+  && live.dataset.done === "true" && live.dataset.busy === "false" && Boolean(live.dataset.luong)));
+"""
+"""True, on a page that `SETTLED_JS` found settled, once its fonts have loaded and the live page shows its first
+translation."""
+RUN_AXE_JS = """
+const [context, tags, extra, only, done] = arguments;
+const rules = Object.fromEntries(extra.map(rule => [rule, {enabled: true}]));
+const options = only ? {runOnly: {type: "rule", values: only}} : {runOnly: {type: "tag", values: tags}, rules};
+axe.run(context ? document.querySelector(context) : document, {...options, resultTypes: ["violations"]})
+  .then(result => done({
+    scheme: document.body.getAttribute("data-md-color-scheme"),
+    violations: result.violations.map(v => ({
+      id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.map(n => ({target: n.target.map(String).join(" "), impact: n.impact})),
+    })),
+  }))
+  .catch(error => done({error: String(error)}));
+"""
+SCHEME_JS = "return document.body.getAttribute('data-md-color-scheme');"
+
+
+def run_axe(driver: webdriver.Chrome, context: str | None = None, only: tuple[str, ...] | None = None) -> dict:
+    """axe-core's violations on the current page (or inside the element `context` selects), and the page's scheme;
+    all the rules of `TAGS` and `EXTRA_RULES`, or only the rules `only` names."""
+    if not driver.execute_script("return typeof window.axe === 'object';"):  # tests/vendor/axe-core/, from npm
+        driver.execute_script((ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js").read_text(encoding="utf-8"))
+    result = driver.execute_async_script(RUN_AXE_JS, context, list(TAGS), list(EXTRA_RULES), only and list(only))
+    assert "error" not in result, f"axe-core failed on {driver.current_url}: {result['error']}"
+    return result
+
+
+def choose_scheme(driver: webdriver.Chrome, scheme: str) -> None:
+    """The palette `scheme`, chosen as a reader does: a click on Material's toggle (it stores the choice)."""
+    if driver.execute_script(SCHEME_JS) == scheme:
+        return
+    target = driver.find_element(By.CSS_SELECTOR, f"input[name='__palette'][data-md-color-scheme='{scheme}']")
+    driver.find_element(By.CSS_SELECTOR, f"label[for='{target.get_attribute('id')}']").click()
+    assert wait_for(driver, lambda d: d.execute_script(SCHEME_JS) == scheme), f"{scheme} was not chosen"
+
+
+def audit(site: BuiltSite) -> dict[str, dict[str, dict]]:
+    """Per theme, per page of `site` (its path in the site): axe-core's violations, and the scheme the page showed.
+
+    `site` is served and every page opened in a Chromium of its own (the palette it chooses is stored in its profile)
+    and left to settle (`SETTLED_JS`, then `AUDIT_SETTLED_JS`); axe-core runs the rules of `TAGS` and `EXTRA_RULES`
+    in the light theme; then the dark theme is chosen with the site's own palette toggle, as a reader does, on the
+    same loaded page, and the rules about colour run (`COLOUR_RULES`: what a palette changes is colour alone).
+    """
+    result: dict[str, dict[str, dict]] = {theme: {} for theme in THEMES}
+    with serve_site(site) as url, chromium() as driver:
+        driver.set_script_timeout(AXE_S)
+        for page in [page.relative_to(site.root).as_posix() for page in site.pages()]:
+            open_page(driver, url + page)
+            choose_scheme(driver, THEMES["light"])
+            settled = wait_until_settled(driver) and wait_until_settled(driver, settled=AUDIT_SETTLED_JS)
+            assert settled, f"{page} did not settle within {PAGE_LOAD_S} s"
+            result["light"][page] = run_axe(driver)
+            choose_scheme(driver, THEMES["dark"])
+            result["dark"][page] = run_axe(driver, only=COLOUR_RULES)
+            choose_scheme(driver, THEMES["light"])
+    return result

@@ -1,13 +1,20 @@
-"""Helpers several test modules share: what a folder holds, a script of scripts/ loaded as a module, a notebook run,
-tiny models and configs, and the check that a call is refused.
+"""Helpers several test modules share: what a folder holds, a script of scripts/ loaded as a module, tiny models and
+configs, and the check that a call is refused.
 
 (The hooks in hooks/ need no loader: pyproject.toml puts hooks/ on pytest's path, so `import excerpts` works.)
 """
 
+import errno
 import functools
 import importlib.util
+import os
+import re
+import stat
 from pathlib import Path
 from types import ModuleType
+
+import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,25 +27,8 @@ def files_of(directory: Path) -> dict[str, bytes]:
 def load_script(name: str) -> ModuleType:
     """`scripts/<name>.py` as a fresh module (scripts/ is not a package, so it cannot be imported by name)."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    spec.loader.exec_module(module := importlib.util.module_from_spec(spec))
     return module
-
-
-def notebook_name(page: str) -> str:
-    """The folder of a page's notebook run (tests/notebook_runner.py): `a/b.md` -> `a__b.md`."""
-    return page.replace("/", "__")
-
-
-def notebook_run(folder: Path, page: str) -> tuple[dict, str]:
-    """The page's notebook as tests/notebook_runner.py ran it into `folder`, and the traceback of the cell that
-    failed ("" when none did)."""
-    import nbformat
-
-    run = folder / notebook_name(page)
-    error = run / "error.txt"
-    failed = error.read_text(encoding="utf-8") if error.exists() else ""
-    return nbformat.read(run / "executed.ipynb", as_version=4), failed
 
 
 # Tiny models: one translator, one classifier and one training config, seeded, for every test module -------------
@@ -59,8 +49,6 @@ def tiny_translator(decoder: str = "bahdanau", vocabs=None, *, seed: int = 0, **
     """A translator of hidden size 8, built after `torch.manual_seed(seed)`, in eval mode (no dropout: `.train()`
     to train it). `vocabs` is a `Vocabularies` or a (source size, target size) pair, `tiny_vocabs()` when None;
     `options` go to `build_model` (`score=`, `bidirectional=`, ...)."""
-    import torch
-
     from seq2seq_attention.model.seq2seq import build_model
 
     vocabs = tiny_vocabs() if vocabs is None else vocabs
@@ -72,8 +60,6 @@ def tiny_translator(decoder: str = "bahdanau", vocabs=None, *, seed: int = 0, **
 def tiny_classifier(kind: str = "attention", vocab_size: int = 13, *, seed: int = 0):
     """A sentiment classifier of `kind` with embeddings of 6, a dense layer of 5 (and for the BiLSTM ones a hidden
     size of 4 and an attention size of 3), built after `torch.manual_seed(seed)`, in eval mode."""
-    import torch
-
     from seq2seq_attention.model.classifier import build_classifier
 
     options = {"embedding_size": 6, "dense_size": 5}
@@ -93,8 +79,6 @@ def tiny_config(decoder: str = "gru", **changes):
 
 def refused(call, *words: str) -> str:
     """Run `call`, expect one `InputError` whose message holds every one of `words`; return the message."""
-    import pytest
-
     from seq2seq_attention.core.errors import InputError
 
     with pytest.raises(InputError) as error:
@@ -107,22 +91,13 @@ def refused(call, *words: str) -> str:
 
 def raises_exactly(call, message: str, error: type[Exception] = ValueError) -> None:
     """Run `call`, expect one `error` whose whole message matches the regular expression `message`."""
-    import re
-
-    import pytest
-
-    with pytest.raises(error) as caught:
+    with pytest.raises(error, match=rf"\A(?:{message})\Z"):
         call()
-    assert re.fullmatch(message, str(caught.value)), f"message {str(caught.value)!r} does not match {message!r}"
 
 
 def clear_error(call, names: str) -> str:
     """Run `call`, expect one `ValueError` (an `InputError` is one) whose message matches the regular expression
     `names` and says what came ("got ...", or where the parameters are); return the message."""
-    import re
-
-    import pytest
-
     with pytest.raises(ValueError) as caught:
         call()
     message = str(caught.value)
@@ -131,15 +106,8 @@ def clear_error(call, names: str) -> str:
     return message
 
 
-def module_on(make, device: str):
-    """The module `make()` builds, moved to `device`."""
-    return make().to(device)
-
-
 def random_tokens(*shape: int, vocab_size: int = 11, device: str = "cpu"):
     """Token indices of `shape` drawn from [4, vocab_size): words only, no padding, <sos>, <eos> or <unk>."""
-    import torch
-
     return torch.randint(4, vocab_size, shape, device=device)
 
 
@@ -157,23 +125,19 @@ def enforce_owner_permissions(monkeypatch) -> None:
     """Make the file calls the package uses refuse what the write bits refuse a folder's or file's owner: an entry
     made, removed or renamed in a folder without its owner's write bit, and a file without it opened for writing.
     Where the tests run as a user who is not root, the system refuses the same already."""
-    import errno
-    import os
-    import stat
 
-    def folder_mode(path, dir_fd=None) -> int:
-        if dir_fd is not None and not os.path.isabs(path):
-            return os.fstat(dir_fd).st_mode
-        return os.stat(os.path.dirname(os.path.abspath(path))).st_mode
+    def writable(mode: int, path) -> None:
+        if not mode & stat.S_IWUSR:
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
 
-    def refuse(path) -> None:
-        raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+    def folder_writable(path, dir_fd=None) -> None:
+        relative = dir_fd is not None and not os.path.isabs(path)
+        writable((os.fstat(dir_fd) if relative else os.stat(os.path.dirname(os.path.abspath(path)))).st_mode, path)
 
     def in_folder(real, paths: int):
         def call(*args, **kwargs):
             for path in args[:paths]:
-                if not folder_mode(path, kwargs.get("dir_fd")) & stat.S_IWUSR:
-                    refuse(path)
+                folder_writable(path, kwargs.get("dir_fd"))
             return real(*args, **kwargs)
 
         return call
@@ -182,11 +146,10 @@ def enforce_owner_permissions(monkeypatch) -> None:
 
     def opening(path, flags, *args, **kwargs):
         exists = os.path.lexists(path) if kwargs.get("dir_fd") is None else True
-        if flags & os.O_CREAT and not exists and not folder_mode(path, kwargs.get("dir_fd")) & stat.S_IWUSR:
-            refuse(path)
-        writing = flags & (os.O_WRONLY | os.O_RDWR)
-        if writing and exists and os.path.isfile(path) and not os.stat(path).st_mode & stat.S_IWUSR:
-            refuse(path)
+        if flags & os.O_CREAT and not exists:
+            folder_writable(path, kwargs.get("dir_fd"))
+        if flags & (os.O_WRONLY | os.O_RDWR) and exists and os.path.isfile(path):
+            writable(os.stat(path).st_mode, path)
         return real_open(path, flags, *args, **kwargs)
 
     for name, paths in (("unlink", 1), ("remove", 1), ("rmdir", 1), ("mkdir", 1), ("replace", 2), ("rename", 2)):
@@ -197,8 +160,6 @@ def enforce_owner_permissions(monkeypatch) -> None:
 def random_batch(seed: int, B: int, S: int, T: int, V_src: int = 11, V: int = 13, padded: bool = True):
     """A collated batch of `B` random pairs drawn from `seed`: sources of at most `S` tokens (the first row exactly
     `S`) and targets of at most `T`, each ending in <eos>; `padded=False` makes every row full length."""
-    import torch
-
     from seq2seq_attention.core.batching import collate
     from seq2seq_attention.model.tokens import EOS_IDX
 

@@ -15,7 +15,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import clear_error, module_on, raises_exactly
+from support import clear_error, raises_exactly
 
 from seq2seq_attention import SCORES, BahdanauAttention, masked_softmax
 from seq2seq_attention.model.tensors import ArgumentError
@@ -97,7 +97,7 @@ def test_bad_input_raises_one_clear_shape_error(call: Callable[[], object], mess
 TORCH_CASES: list[tuple[str, Callable[[], object], str]] = [
     ("query-size", lambda: _attention()(torch.randn(B, 1, H + 1), torch.randn(B, S, H)), "cannot be multiplied"),
     ("keys-device", lambda: _attention()(torch.randn(B, 1, H), torch.randn(B, S, H, device="meta")), "device"),
-    ("module-device", lambda: module_on(_attention, "meta")(torch.randn(B, 1, H), torch.randn(B, S, H)), "device"),
+    ("module-device", lambda: _attention().to("meta")(torch.randn(B, 1, H), torch.randn(B, S, H)), "device"),
     (
         "mask-device",
         lambda: masked_softmax(torch.randn(B, 1, S), torch.ones(B, S, dtype=torch.bool, device="meta")),

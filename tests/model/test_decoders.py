@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 import torch
-from support import module_on, raises_exactly, random_tokens
+from support import raises_exactly, random_tokens
 
 from seq2seq_attention import (
     DECODERS,
@@ -150,7 +150,7 @@ TORCH_CASES: list[tuple[str, Callable[[], object], type[Exception], str]] = [
     *[
         (
             f"{name}-module-device",
-            lambda make=make: module_on(make, "meta")(**_decoder_inputs()),
+            lambda make=make: make().to("meta")(**_decoder_inputs()),
             RuntimeError,
             "device",
         )

@@ -2,7 +2,7 @@
 
 Every page of each engine's build (the `engine_site` fixture: MkDocs, then Zensical; the 404 page included) is
 audited by
-tests/accessibility_runner.py, which conftest.py runs on the built site (`accessibility_audits`, with its own
+`site_support.audit`, which conftest.py runs on the built site (`accessibility_audits`, with its own
 headless Chromium): once a page has settled, the
 vendored axe-core runs the rules of WCAG 2.0, 2.1 and 2.2 levels A and AA, and `aria-dialog-name` (a best-practice
 rule: the search dialog must have a name), in the light theme (the site's default); then the rules about colour in
@@ -17,9 +17,8 @@ Skipped, with the reason, only where Chromium or chromedriver is missing (`.ci/r
 from collections import Counter
 
 import pytest
-from accessibility_runner import AXE_S, FAILING, THEMES, run_axe
 from selenium import webdriver
-from site_support import open_page, reset_browser
+from site_support import AXE_S, FAILING, THEMES, open_page, reset_browser, run_axe
 
 SHOWN_NODES = 3
 

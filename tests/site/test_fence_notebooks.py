@@ -15,7 +15,6 @@ import fence_runs
 import nbformat
 import pytest
 from site_support import ROOT, BuiltSite
-from support import notebook_run
 
 PAGES = sorted(fence_runs.pages_with_fences(ROOT / "docs"))
 DRAWS = re.compile(r"\bplot_attention\(|\bFigure\(|\bplt\.|\w+_figure\(")
@@ -36,9 +35,9 @@ def extensions(base: Path) -> dict:
 
 
 def test_the_page_s_notebook_runs_top_to_bottom(built_site: BuiltSite, executed_notebooks, page: str):
-    """`executed_notebooks` (tests/conftest.py) ran the notebook with tests/notebook_runner.py, in the background."""
+    """`executed_notebooks` (tests/conftest.py) ran the notebook."""
     nbformat.validate(nbformat.read(built_site.root / fence_record.notebook_path(page), as_version=4))
-    book, failed = notebook_run(executed_notebooks, page)
+    book, failed = executed_notebooks[page]
     assert not failed, failed
     code = [cell for cell in book.cells if cell.cell_type == "code" and cell.source != fence_notebooks.TRY_FIRST_CELL]
     assert len(code) == 1 + len(fence_runs.pages_with_fences(ROOT / "docs")[page]), "one cell per spec fence"
@@ -55,7 +54,7 @@ def test_the_pages_that_draw_are_found():
 @pytest.mark.parametrize("page", DRAWING)
 def test_a_cell_that_draws_shows_its_figure_in_the_notebook(built_site: BuiltSite, executed_notebooks, page: str):
     """The first cell shows, as a PNG under the cell, each matplotlib figure a cell leaves in a name."""
-    book, failed = notebook_run(executed_notebooks, page)
+    book, failed = executed_notebooks[page]
     assert not failed, failed
     drawing = [cell for cell in book.cells if cell.cell_type == "code" and DRAWS.search(cell.source)]
     assert drawing
