@@ -16,7 +16,6 @@ from pathlib import Path
 import fence_record
 import pytest
 import torch
-from _pytest.nodeid import coerce_node_id
 from hypothesis import settings
 from site_support import (
     PHONE_SCRIPTS,
@@ -100,6 +99,12 @@ GROUPS = {
 command), so that it runs once, while the other worker runs the other tests."""
 
 
+try:  # pytest 9.2's node ids (see below); an older or newer pytest without it groups as pytest-xdist does
+    from _pytest.nodeid import coerce_node_id
+except ImportError:
+    coerce_node_id = None
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
@@ -109,7 +114,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.site)
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
-        if group and config.getoption("loadgroup", False):
+        if group and coerce_node_id and config.getoption("loadgroup", False):
             # what pytest-xdist 3.8 does for the mark (`item._nodeid += "@group"`, remote.py), which pytest 9.2's
             # nodes no longer read: without it `--dist loadgroup` spreads a group over both workers
             item._id = coerce_node_id(f"{item.nodeid}@{group}")
