@@ -773,49 +773,27 @@
     root.dataset.downloaded = [...progress.files.values()].reduce((a, file) => a + file.got, 0);
   }
 
-  function counted(response, path) {  // the response's body, read through a counter that the progress line shows
-    const file = { got: 0, done: false };
-    progress.files.set(path, file);
-    drawProgress();
-    const reader = response.body.getReader();
-    return new ReadableStream({
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) {
-          file.done = true;
-          controller.close();
-          drawProgress();
-        } else {
-          file.got += value.length;
-          controller.enqueue(value);
-          laterProgress();
-        }
-      },
-    });
-  }
-
   let frame = 0;
   function laterProgress() {  // at most once a frame: a redraw per 64 kB chunk would cost the first translation
     frame ||= requestAnimationFrame(() => { frame = 0; drawProgress(); });
   }
 
-  // The first translation's files: their requests started by the page before this script ran (live.md), else now.
-  async function download(path, unpack = false) {
-    const response = await (window.liveRequests?.[path] ?? fetch(`${base}${path}`));
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-    const body = counted(response, path);
-    return unpack ? window.liveModel.unpack(body) : new Uint8Array(await new Response(body).arrayBuffer());
+  // The files, read as they arrive by the loader that overrides/main.html starts at the top of <head>
+  // (window.liveLoader, which requested the first translation's files there): each file's bytes so far, counted for
+  // the progress bar, and its bytes when it is in.
+  const loader = window.liveLoader;
+  async function download(path) {
+    const file = loader.files[path] ?? loader.read(path, fetch(`${base}${path}`));
+    progress.files.set(path, file);  // {got, done, bytes}, kept up to date by the loader
+    drawProgress();
+    return file.bytes;
   }
 
   const text = (bytes) => JSON.parse(new TextDecoder().decode(bytes));
   const settled = (promise) => { promise.catch(() => {}); return promise; };  // its error is read where it is awaited
 
-  function fetchModel(model) {  // the weights file's bytes, as a promise
-    return settled(download(`${MODELS[model].dir}weights.bin`, true));  // unpacked as its bytes arrive
-  }
-
-  async function openModel(model, bytes) {  // unpacked and decoded once: float16 and int8 to float32
-    loaded[model] = await window.liveModel.load(await bytes);
+  async function openModel(model) {  // unpacked and decoded once: float16 to float32 (int8 when first used)
+    loaded[model] = await window.liveModel.load(await download(`${MODELS[model].dir}weights.bin`));
     live.times[model] = performance.now();
     root.dataset[model] = "ready";
   }
@@ -861,7 +839,8 @@
     if (location.protocol === "file:") return openedFromDisk();  // nothing fetched: no error for each refused file
     busyOn(null);
     try {
-      const bahdanau = settled(openModel("bahdanau", fetchModel("bahdanau")));
+      loader.progress = (file) => (file.done ? drawProgress() : laterProgress());
+      const bahdanau = settled(openModel("bahdanau"));
       const [vocabBytes, sentenceBytes] = await Promise.all([
         download("live/vocabularies.json"), download("live/sentences.json"),
       ]);
@@ -899,7 +878,7 @@
     try {
       progress.phase = "luong";
       drawProgress();
-      await openModel("luong", fetchModel("luong"));  // after the first translation: it competes with nothing
+      await openModel("luong");  // after the first translation: it competes with nothing
       while (busy) await new Promise((resolve) => setTimeout(resolve, 50));  // a run in progress finishes first
       enableControls();  // the Luong controls too, now
       if (current && !current.results.luong) await runModels(["luong"], document.activeElement);
