@@ -731,10 +731,17 @@
 
   // ---------- narrow screens: a box that scrolls sideways says so ----------
 
+  // Reading whether a box overflows needs a layout, and a cue changes it: both wait for the next frame, which lays the
+  // page out anyway, once however many tables were drawn since (a cue read at once, in the middle of a run, laid out
+  // the whole page parsed so far before the first translation was on it).
+  let cueFrame = 0;
   function updateScrollCues() {
-    root.querySelectorAll(".live-scroll").forEach((box) => {  // an empty box cannot overflow: no layout to read
-      const overflow = String(box.childElementCount > 0 && box.scrollWidth > box.clientWidth + 1);
-      if (box.dataset.overflow !== overflow) box.dataset.overflow = overflow;  // unchanged: no new layout
+    cueFrame ||= requestAnimationFrame(() => {
+      cueFrame = 0;
+      root.querySelectorAll(".live-scroll").forEach((box) => {  // an empty box cannot overflow: no layout to read
+        const overflow = String(box.childElementCount > 0 && box.scrollWidth > box.clientWidth + 1);
+        if (box.dataset.overflow !== overflow) box.dataset.overflow = overflow;  // unchanged: no new layout
+      });
     });
   }
 
@@ -868,9 +875,10 @@
     root.querySelectorAll("[data-model-column]").forEach((column) => {
       $("reset", column).addEventListener("click", () => resetForcing(column.dataset.modelColumn));
     });
-    // A cue changes the layout, so it is drawn in the next frame, not inside the observer's callback: a layout
-    // change there makes the browser report "ResizeObserver loop completed with undelivered notifications".
-    new ResizeObserver(() => requestAnimationFrame(updateScrollCues)).observe(root);
+    // A cue changes the layout, so it is drawn in the next frame (updateScrollCues), not inside the observer's
+    // callback: a layout change there makes the browser report "ResizeObserver loop completed with undelivered
+    // notifications".
+    new ResizeObserver(updateScrollCues).observe(root);
     root.dataset.ready = "true";
     busyOff();
     if (root.dataset.autostart !== "false") await translate(null);
