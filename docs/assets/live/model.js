@@ -20,9 +20,9 @@
     return out;
   }
 
-  // The file's bytes unpacked (a server that sent the file gzip-encoded, so that the browser has unpacked it already,
-  // is recognised by the missing gzip magic number). The bytes are in memory: the stream runs in one go, without
-  // waiting for the browser's other work.
+  // The file's bytes unpacked. Bytes without the gzip magic number are unpacked already: by the page's loader
+  // (overrides/main.html), which unpacks the file as it arrives, or by the browser, from a server that sent the file
+  // gzip-encoded. The bytes are in memory: the stream runs in one go, without waiting for the browser's other work.
   async function unpack(bytes) {
     if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
     const reader = new ReadableStream({ start(controller) { controller.enqueue(bytes); controller.close(); } })
