@@ -6,8 +6,9 @@
 The new page is this checkout's built site. The old page is the same built site with the live page's assets and
 its HTML block (from the preload links to the live.js script tag, raw HTML in docs/live.md, so rendered as written)
 taken from `--old-ref` with `git show` (default: OLD_REF, main's last commit whose page ran onnxruntime-web's WASM
-runtime on the ONNX graphs; both have since left the repository), and without the new page's hold on the search
-index (overrides/main.html: on the live page the index waits for the first translation). Both
+runtime on the ONNX graphs; both have since left the repository), and without the new page's two scripts in
+overrides/main.html (the hold on the search index, which on the live page waits for the first translation, and the
+requests of the first translation's files at the top of <head>). Both
 are served on 127.0.0.1 and opened in headless Chromium with the HTTP cache off, so each load downloads everything:
 
 - bytes before the first translation: the `encodedBodySize` of every request that started before the Bahdanau
@@ -44,7 +45,7 @@ from benchmarks.live_page import build_site, serve  # noqa: E402
 OLD_REF = "00799c5118d8f2391c70fd93971db2f4a22a746a"
 """The last commit of main before the plain-JavaScript page (issue 51) was merged."""
 OLD_ASSETS = ("docs/assets/live", "docs/assets/onnxruntime-web", "docs/assets/javascripts", "docs/assets/stylesheets")
-NEW_BLOCK = ("<script>\n  // The first translation's files", '<script src="assets/javascripts/live.js"></script>')
+NEW_BLOCK = ('<div id="live-translator"', '<script src="assets/javascripts/live.js"></script>')
 OLD_BLOCK = ('<link rel="preload"', '<script src="assets/javascripts/live.js"></script>')
 
 STATE_JS = r"""
@@ -89,8 +90,9 @@ def old_site(new: Path, out: Path, ref: str) -> Path:
     html = (out / "live.html").read_text(encoding="utf-8")
     start, end = html.index(NEW_BLOCK[0]), html.index(NEW_BLOCK[1]) + len(NEW_BLOCK[1])
     html = html[:start] + old_block + html[end:]
-    gate = re.search(r'\s*<script id="live-search-gate">.*?</script>', html, re.S)  # overrides/main.html's, not old
-    (out / "live.html").write_text(html[: gate.start()] + html[gate.end() :] if gate else html, encoding="utf-8")
+    for script in ("live-search-gate", "live-requests"):  # overrides/main.html's, not the old page's
+        html = re.sub(rf'\s*<script id="{script}">.*?</script>', "", html, count=1, flags=re.S)
+    (out / "live.html").write_text(html, encoding="utf-8")
     return out
 
 

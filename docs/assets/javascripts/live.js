@@ -37,7 +37,9 @@
     return s.replace(/[^a-zA-Z.!?]+/g, " ");
   }
 
-  const count = (n) => n.toLocaleString("ko-KR");
+  // A count with Korean digit grouping, as toLocaleString("ko-KR") writes it (1,234), without loading the locale's
+  // data, which costs the first translation about 10 ms.
+  const count = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 
   function problems(sentence) {  // every check of prepare_sentences at once, in Korean, with what the model saw
     const found = [];
@@ -729,10 +731,17 @@
 
   // ---------- narrow screens: a box that scrolls sideways says so ----------
 
+  // Reading whether a box overflows needs a layout, and a cue changes it: both wait for the next frame, which lays the
+  // page out anyway, once however many tables were drawn since (a cue read at once, in the middle of a run, laid out
+  // the whole page parsed so far before the first translation was on it).
+  let cueFrame = 0;
   function updateScrollCues() {
-    root.querySelectorAll(".live-scroll").forEach((box) => {
-      const overflow = String(box.scrollWidth > box.clientWidth + 1);
-      if (box.dataset.overflow !== overflow) box.dataset.overflow = overflow;  // unchanged: no new layout
+    cueFrame ||= requestAnimationFrame(() => {
+      cueFrame = 0;
+      root.querySelectorAll(".live-scroll").forEach((box) => {  // an empty box cannot overflow: no layout to read
+        const overflow = String(box.childElementCount > 0 && box.scrollWidth > box.clientWidth + 1);
+        if (box.dataset.overflow !== overflow) box.dataset.overflow = overflow;  // unchanged: no new layout
+      });
     });
   }
 
@@ -771,49 +780,27 @@
     root.dataset.downloaded = [...progress.files.values()].reduce((a, file) => a + file.got, 0);
   }
 
-  function counted(response, path) {  // the response's body, read through a counter that the progress line shows
-    const file = { got: 0, done: false };
-    progress.files.set(path, file);
-    drawProgress();
-    const reader = response.body.getReader();
-    return new ReadableStream({
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) {
-          file.done = true;
-          controller.close();
-          drawProgress();
-        } else {
-          file.got += value.length;
-          controller.enqueue(value);
-          laterProgress();
-        }
-      },
-    });
-  }
-
   let frame = 0;
   function laterProgress() {  // at most once a frame: a redraw per 64 kB chunk would cost the first translation
     frame ||= requestAnimationFrame(() => { frame = 0; drawProgress(); });
   }
 
-  // The first translation's files: their requests started by the page before this script ran (live.md), else now.
-  async function download(path, unpack = false) {
-    const response = await (window.liveRequests?.[path] ?? fetch(`${base}${path}`));
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-    const body = counted(response, path);
-    return unpack ? window.liveModel.unpack(body) : new Uint8Array(await new Response(body).arrayBuffer());
+  // The files, read as they arrive by the loader that overrides/main.html starts at the top of <head>
+  // (window.liveLoader, which requested the first translation's files there): each file's bytes so far, counted for
+  // the progress bar, and its bytes when it is in.
+  const loader = window.liveLoader;
+  async function download(path) {
+    const file = loader.files[path] ?? loader.read(path, fetch(`${base}${path}`));
+    progress.files.set(path, file);  // {got, done, bytes}, kept up to date by the loader
+    drawProgress();
+    return file.bytes;
   }
 
   const text = (bytes) => JSON.parse(new TextDecoder().decode(bytes));
   const settled = (promise) => { promise.catch(() => {}); return promise; };  // its error is read where it is awaited
 
-  function fetchModel(model) {  // the weights file's bytes, as a promise
-    return settled(download(`${MODELS[model].dir}weights.bin`, true));  // unpacked as its bytes arrive
-  }
-
-  async function openModel(model, bytes) {  // unpacked and decoded once: float16 and int8 to float32
-    loaded[model] = await window.liveModel.load(await bytes);
+  async function openModel(model) {  // unpacked and decoded once: float16 to float32 (int8 when first used)
+    loaded[model] = await window.liveModel.load(await download(`${MODELS[model].dir}weights.bin`));
     live.times[model] = performance.now();
     root.dataset[model] = "ready";
   }
@@ -859,7 +846,8 @@
     if (location.protocol === "file:") return openedFromDisk();  // nothing fetched: no error for each refused file
     busyOn(null);
     try {
-      const bahdanau = settled(openModel("bahdanau", fetchModel("bahdanau")));
+      loader.progress = (file) => (file.done ? drawProgress() : laterProgress());
+      const bahdanau = settled(openModel("bahdanau"));
       const [vocabBytes, sentenceBytes] = await Promise.all([
         download("live/vocabularies.json"), download("live/sentences.json"),
       ]);
@@ -887,9 +875,10 @@
     root.querySelectorAll("[data-model-column]").forEach((column) => {
       $("reset", column).addEventListener("click", () => resetForcing(column.dataset.modelColumn));
     });
-    // A cue changes the layout, so it is drawn in the next frame, not inside the observer's callback: a layout
-    // change there makes the browser report "ResizeObserver loop completed with undelivered notifications".
-    new ResizeObserver(() => requestAnimationFrame(updateScrollCues)).observe(root);
+    // A cue changes the layout, so it is drawn in the next frame (updateScrollCues), not inside the observer's
+    // callback: a layout change there makes the browser report "ResizeObserver loop completed with undelivered
+    // notifications".
+    new ResizeObserver(updateScrollCues).observe(root);
     root.dataset.ready = "true";
     busyOff();
     if (root.dataset.autostart !== "false") await translate(null);
@@ -897,7 +886,7 @@
     try {
       progress.phase = "luong";
       drawProgress();
-      await openModel("luong", fetchModel("luong"));  // after the first translation: it competes with nothing
+      await openModel("luong");  // after the first translation: it competes with nothing
       while (busy) await new Promise((resolve) => setTimeout(resolve, 50));  // a run in progress finishes first
       enableControls();  // the Luong controls too, now
       if (current && !current.results.luong) await runModels(["luong"], document.activeElement);

@@ -5,62 +5,79 @@
 (() => {
   // ---------- the weights file ----------
 
-  const HALF = new Float32Array(65536);  // every float16 bit pattern as a float32 (exact)
-  for (let bits = 0; bits < 65536; bits++) {
-    const sign = bits & 0x8000 ? -1 : 1, exponent = (bits >> 10) & 0x1f, fraction = bits & 0x3ff;
-    HALF[bits] = exponent === 0 ? sign * fraction * 2 ** -24
-      : exponent === 31 ? (fraction ? NaN : sign * Infinity)
-        : sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+  // float16 bit patterns to float32, exactly: n values whose low bytes are at payload[at], payload[at + stride], ...
+  // and high bytes at payload[high], payload[high + stride], ... A normal float16 is the same number as the float32
+  // with its sign, its exponent rebiased (15 -> 127) and its fraction shifted into place.
+  function halves(payload, at, high, stride, out) {
+    const bits = new Uint32Array(out.buffer, out.byteOffset, out.length);
+    for (let i = 0; i < out.length; i++) {
+      const h = payload[at + stride * i] | (payload[high + stride * i] << 8);
+      const sign = (h & 0x8000) << 16, exponent = (h >> 10) & 0x1f, fraction = h & 0x3ff;
+      if (exponent === 0) out[i] = (sign ? -1 : 1) * fraction * 2 ** -24;  // zero and the subnormals
+      else if (exponent === 31) out[i] = fraction ? NaN : sign ? -Infinity : Infinity;
+      else bits[i] = sign | ((exponent + 112) << 23) | (fraction << 13);
+    }
+    return out;
   }
 
-  // The file's bytes as they arrive, unpacked while they arrive (a server that sent the file gzip-encoded, so that the
-  // browser has unpacked it already, is recognised by the missing gzip magic number).
-  async function unpack(stream) {
-    const reader = stream.getReader();
-    const first = await reader.read();
-    const rest = new ReadableStream({
-      start(controller) { if (!first.done) controller.enqueue(first.value); },
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) controller.close(); else controller.enqueue(value);
-      },
-    });
-    const gzipped = !first.done && first.value[0] === 0x1f && first.value[1] === 0x8b;
-    const bytes = gzipped ? rest.pipeThrough(new DecompressionStream("gzip")) : rest;
-    return new Uint8Array(await new Response(bytes).arrayBuffer());
+  // The file's bytes unpacked. Bytes without the gzip magic number are unpacked already: by the page's loader
+  // (overrides/main.html), which unpacks the file as it arrives, or by the browser, from a server that sent the file
+  // gzip-encoded. The bytes are in memory: the stream runs in one go, without waiting for the browser's other work.
+  async function unpack(bytes) {
+    if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+    const reader = new ReadableStream({ start(controller) { controller.enqueue(bytes); controller.close(); } })
+      .pipeThrough(new DecompressionStream("gzip")).getReader();
+    const chunks = [];
+    for (let read; !(read = await reader.read()).done;) chunks.push(read.value);
+    const data = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
+    chunks.reduce((at, chunk) => (data.set(chunk, at), at + chunk.length), 0);
+    return data;
   }
 
   // float16: two byte planes (low bytes, high bytes). int8 (R, C) with "block": b: the int8 values row by row, then one
   // float16 scale per b columns of a row, then the float16 values of the rows listed in "float16_rows" (if any).
+  // A tensor is {shape, values, row(r)}; an int8 one becomes float32 when first used (`values`), and `row` of an
+  // int8 embedding reads one row, so that the rows of the words never used are never made.
   function tensor(payload, entry) {
-    const count = entry.shape.reduce((a, b) => a * b, 1);
-    const values = new Float32Array(count);
-    const half = (at, n) => {  // n little-endian float16 values from byte `at` of the payload
-      const bytes = payload.subarray(at, at + 2 * n), out = new Float32Array(n);
-      for (let i = 0; i < n; i++) out[i] = HALF[bytes[2 * i] | (bytes[2 * i + 1] << 8)];
-      return out;
+    const count = entry.shape.reduce((a, b) => a * b, 1), at = entry.offset;
+    const [rows, columns = 1] = entry.shape;
+    if (entry.encoding === "float16") {
+      const values = halves(payload, at, at + count, 1, new Float32Array(count));
+      return { shape: entry.shape, values, row: (r) => values.subarray(r * columns, (r + 1) * columns) };
+    }
+    if (entry.encoding !== "int8") throw new Error(`${entry.name}: unknown encoding ${entry.encoding}`);
+    const blocks = count / entry.block;
+    const int8 = {
+      payload, columns, block: entry.block,
+      q: new Int8Array(payload.buffer, payload.byteOffset + at, count),
+      scales: halves(payload, at + count, at + count + 1, 2, new Float32Array(blocks)),
+      kept: new Map((entry.float16_rows || []).map((r, n) => [r, at + count + 2 * blocks + 2 * n * columns])),
     };
-    if (entry.encoding === "int8") {
-      const columns = entry.shape[1], block = entry.block, blocks = count / block;
-      const q = new Int8Array(payload.buffer, payload.byteOffset + entry.offset, count);
-      const scales = half(entry.offset + count, blocks);
-      for (let k = 0; k < blocks; k++) {  // block k: columns k*b .. k*b+b-1 of one row, in row order
-        const scale = scales[k];
-        for (let i = k * block; i < (k + 1) * block; i++) values[i] = q[i] * scale;  // a float32 product
+    let values = null;
+    return {
+      shape: entry.shape,
+      get values() { return (values ??= dequantize(int8, 0, rows)); },
+      row: (r) => (values ? values.subarray(r * columns, (r + 1) * columns) : dequantize(int8, r, r + 1)),
+    };
+  }
+
+  function dequantize({ payload, columns, block, q, scales, kept }, from, to) {  // rows from .. to-1 as float32
+    const out = new Float32Array((to - from) * columns), shift = from * columns;
+    for (let r = from; r < to; r++) {
+      const start = r * columns - shift;
+      if (kept.has(r)) halves(payload, kept.get(r), kept.get(r) + 1, 2, out.subarray(start, start + columns));
+      else {
+        for (let k = (r * columns) / block; k < ((r + 1) * columns) / block; k++) {  // block k: b columns of row r
+          const scale = scales[k];
+          for (let i = k * block; i < (k + 1) * block; i++) out[i - shift] = q[i] * scale;  // a float32 product
+        }
       }
-      const kept = entry.float16_rows || [];
-      const rowsAt = entry.offset + count + 2 * blocks;
-      kept.forEach((r, n) => values.set(half(rowsAt + 2 * n * columns, columns), r * columns));
-    } else if (entry.encoding === "float16") {
-      const low = payload.subarray(entry.offset, entry.offset + count);
-      const high = payload.subarray(entry.offset + count, entry.offset + 2 * count);
-      for (let i = 0; i < count; i++) values[i] = HALF[low[i] | (high[i] << 8)];
-    } else throw new Error(`${entry.name}: unknown encoding ${entry.encoding}`);
-    return { shape: entry.shape, values };
+    }
+    return out;
   }
 
   async function load(bytes) {  // the model: its architecture (header.model) and every tensor by its PyTorch name
-    const data = bytes[0] === 0x1f && bytes[1] === 0x8b ? await unpack(new Blob([bytes]).stream()) : bytes;
+    const data = await unpack(bytes);
     const length = new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true);
     const header = JSON.parse(new TextDecoder().decode(data.subarray(4, 4 + length)));
     if (header.format !== "seq2seq-attention/weights" || header.version !== 2) {
@@ -102,10 +119,7 @@
     return out;
   }
 
-  const row = (embedding, token) => {  // nn.Embedding
-    const size = embedding.shape[1];
-    return Float64Array.from(embedding.values.subarray(token * size, (token + 1) * size));
-  };
+  const row = (embedding, token) => Float64Array.from(embedding.row(token));  // nn.Embedding
   const sigmoid = (x) => 1 / (1 + Math.exp(-x));
   const concat = (a, b) => { const out = new Float64Array(a.length + b.length); out.set(a); out.set(b, a.length); return out; };
 
@@ -217,7 +231,6 @@
     return { hidden: encoded.hidden, feed: model.input_feeding ? new Float64Array(model.hidden_size) : null };
   }
 
-  // load: the file's bytes (as fetched) to the model; unpack: a response body to the file's bytes, unpacked as they
-  // arrive (then load them).
-  window.liveModel = { load, unpack, encode, initState, step };
+  // load: the file's bytes (as fetched, or unpacked) to the model.
+  window.liveModel = { load, encode, initState, step };
 })();
