@@ -26,7 +26,6 @@ DRAWING = sorted(
 )
 
 
-@pytest.mark.parametrize("page", PAGES)
 def extensions(base: Path) -> dict:
     """The build's `mdx_configs` a notebook reads: pymdownx.snippets' (files under `base`) and the solution block's."""
     snippets = {"base_path": [str(base)], "check_paths": True, "dedent_subsections": True}
@@ -34,6 +33,7 @@ def extensions(base: Path) -> dict:
     return {"pymdownx.snippets": snippets, "pymdownx.blocks.details": {"types": [solution]}}
 
 
+@pytest.mark.parametrize("page", PAGES)
 def test_the_page_s_notebook_runs_top_to_bottom(built_site: BuiltSite, executed_notebooks, page: str):
     """`executed_notebooks` (tests/conftest.py) ran the notebook."""
     nbformat.validate(nbformat.read(built_site.root / fence_record.notebook_path(page), as_version=4))
