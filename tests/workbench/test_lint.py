@@ -22,7 +22,7 @@ MACHINERY = ("hooks/*.py", "conftest.py", "tests/conftest.py", "tests/*.py")
 """What builds the site's features and runs the tests beside the tests themselves (issue 50): the hooks, both
 conftests, and the tests' support modules (tests/*.py: support, site_support, shape_trace, excerpt_workload)."""
 MACHINERY_CEILING = 3450
-"""Issue 50 limits it to 3,500 lines; 3,427 on 2026-12-02, held with a little room: it may shrink, not grow."""
+"""Issue 50 limits it to 3,500 lines; 3,432 on 2026-12-02, held with a little room: it may shrink, not grow."""
 
 
 def machinery_lines() -> dict[str, int]:
